@@ -1,0 +1,88 @@
+// Package chat holds the conversation types shared by the agent, the hook
+// engine and the tools: messages, tool calls, tool results and usage.
+// It depends on nothing else in tackle.
+package chat
+
+import "encoding/json"
+
+// Role is who a message is from.
+type Role string
+
+// The roles of a Chat Completions conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of the conversation.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// UserMessage returns a user message with the given text.
+func UserMessage(text string) Message { return Message{Role: RoleUser, Content: text} }
+
+// ToolCall is one call the model asked for. Arguments is the raw JSON text
+// exactly as the model sent it (it may be malformed).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ResultStatus says how a tool call ended.
+type ResultStatus string
+
+// The ways a tool call can end. Every call gets exactly one result.
+const (
+	StatusOK      ResultStatus = "ok"
+	StatusError   ResultStatus = "error"
+	StatusSkipped ResultStatus = "skipped" // a hook skipped it (plan mode, fail-closed, ...)
+	StatusDenied  ResultStatus = "denied"  // the user (or piped mode) denied approval
+)
+
+// ToolResult is what the model is told about one call.
+type ToolResult struct {
+	CallID  string       `json:"call_id"`
+	Status  ResultStatus `json:"status"`
+	Content string       `json:"content"`
+}
+
+// IsError reports whether the model should read the result as a failure.
+func (r ToolResult) IsError() bool { return r.Status != StatusOK }
+
+// Message returns the tool message that carries the result to the model.
+func (r ToolResult) Message() Message {
+	return Message{Role: RoleTool, ToolCallID: r.CallID, Content: r.Content}
+}
+
+// ToolSpec is a tool as the model sees it.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// Usage counts the tokens of one or more model requests.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		TotalTokens:      u.TotalTokens + o.TotalTokens,
+	}
+}

@@ -1,0 +1,29 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+)
+
+// Client streams one model reply. Implementations emit TextDelta events as
+// text arrives and ModelRetry events before each retry, and return the
+// complete assistant message only when the stream ended cleanly: a stream
+// cut mid-reply is an error and no partial message or tool call escapes.
+type Client interface {
+	Stream(ctx context.Context, req Request, emit func(Event)) (Reply, error)
+}
+
+// Request is one model request.
+type Request struct {
+	Model    string
+	Messages []chat.Message
+	Tools    []chat.ToolSpec
+}
+
+// Reply is one complete model reply.
+type Reply struct {
+	Message      chat.Message
+	Usage        chat.Usage
+	FinishReason string
+}

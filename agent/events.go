@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+)
+
+// Event is something the Worker reports while it runs. Text deltas may be
+// coalesced by a consumer; every other event must be delivered, in order.
+type Event interface {
+	// EventType is the event's snake_case name, used as "type" in stream-json.
+	EventType() string
+}
+
+// TextDelta is a piece of assistant text as it arrived.
+type TextDelta struct {
+	Text string `json:"text"`
+}
+
+// ModelRetry says a model request failed before any token arrived and will
+// be retried after Wait.
+type ModelRetry struct {
+	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Wait    time.Duration `json:"wait_ns"`
+	Err     string        `json:"error"`
+}
+
+// AssistantMessage is a complete assistant message, as it entered the
+// conversation.
+type AssistantMessage struct {
+	Message chat.Message `json:"message"`
+}
+
+// ToolCallStarted says a tool call is about to run.
+type ToolCallStarted struct {
+	Call chat.ToolCall `json:"call"`
+}
+
+// ToolCallFinished carries a call's single result (also for skipped,
+// denied and failed calls, which never started).
+type ToolCallFinished struct {
+	Call     chat.ToolCall   `json:"call"`
+	Result   chat.ToolResult `json:"result"`
+	Duration time.Duration   `json:"duration_ns"`
+}
+
+// HookDecision records one hook call.
+type HookDecision struct {
+	hooks.Decision
+}
+
+// RetryPushed says an on_turn_end hook pushed messages back to the model.
+type RetryPushed struct {
+	Round    int            `json:"round"`
+	Max      int            `json:"max"`
+	Hook     string         `json:"hook"`
+	Messages []chat.Message `json:"messages"`
+}
+
+// PausedEvent says the Run stopped to wait for decisions.
+type PausedEvent struct {
+	Pending []PendingCall `json:"pending,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// UsageReport gives the tokens of one request and the Run's total so far.
+type UsageReport struct {
+	Request chat.Usage `json:"request"`
+	Total   chat.Usage `json:"total"`
+}
+
+// Warning is something the user should see that did not stop the Run.
+type Warning struct {
+	Message string `json:"message"`
+}
+
+// ErrorEvent is the error that ended a Run.
+type ErrorEvent struct {
+	Message string `json:"message"`
+}
+
+// TurnFinished is the last event of every Run and Resume.
+type TurnFinished struct {
+	Outcome Outcome `json:"outcome"`
+}
+
+func (TextDelta) EventType() string        { return "text_delta" }
+func (ModelRetry) EventType() string       { return "model_retry" }
+func (AssistantMessage) EventType() string { return "assistant_message" }
+func (ToolCallStarted) EventType() string  { return "tool_call_started" }
+func (ToolCallFinished) EventType() string { return "tool_call_finished" }
+func (HookDecision) EventType() string     { return "hook_decision" }
+func (RetryPushed) EventType() string      { return "retry_pushed" }
+func (PausedEvent) EventType() string      { return "paused" }
+func (UsageReport) EventType() string      { return "usage" }
+func (Warning) EventType() string          { return "warning" }
+func (ErrorEvent) EventType() string       { return "error" }
+func (TurnFinished) EventType() string     { return "turn_finished" }
+
+// MarshalEvent encodes an event as one JSON object whose "type" field is
+// the event's name, followed by the event's own fields.
+func MarshalEvent(e Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	typ, _ := json.Marshal(e.EventType())
+	out := make([]byte, 0, len(body)+len(typ)+10)
+	out = append(out, `{"type":`...)
+	out = append(out, typ...)
+	if len(body) > 2 { // body is "{...}" with at least one field
+		out = append(out, ',')
+		out = append(out, body[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+// Package hooks is the hook engine: the events of the turn loop, their typed
+// inputs and results, the registry that orders hooks and runs their chains,
+// per-hook timeouts and error policy, and the decision trace.
+//
+// The engine decides; the agent applies the decision. Nothing here knows
+// about terminals or the model client.
+package hooks
+
+import (
+	"context"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+)
+
+// Event names a point in the turn loop where hooks run.
+type Event uint8
+
+// The six hook events.
+const (
+	OnPromptSubmit Event = iota + 1
+	PreLLMRequest
+	PreToolCall
+	PostToolCall
+	OnTurnEnd
+	OnAbort
+)
+
+var eventNames = [...]string{
+	OnPromptSubmit: "on_prompt_submit",
+	PreLLMRequest:  "pre_llm_request",
+	PreToolCall:    "pre_tool_call",
+	PostToolCall:   "post_tool_call",
+	OnTurnEnd:      "on_turn_end",
+	OnAbort:        "on_abort",
+}
+
+func (e Event) String() string {
+	if int(e) < len(eventNames) && eventNames[e] != "" {
+		return eventNames[e]
+	}
+	return "unknown_event"
+}
+
+// MarshalText writes the event's snake_case name.
+func (e Event) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// ---- inputs. In-process hooks receive pointers and may change them. ----
+
+// PromptInput is given to on_prompt_submit hooks once per Run.
+type PromptInput struct {
+	// Message is the user's message; hooks may rewrite its Content.
+	Message chat.Message
+}
+
+// LLMRequestInput is given to pre_llm_request hooks before every request.
+type LLMRequestInput struct {
+	Model string
+	// Messages is the context that will be sent; hooks may rewrite it.
+	Messages []chat.Message
+	// Request counts the model requests of this Run, starting at 1.
+	Request int
+}
+
+// PreToolInput is given to pre_tool_call hooks for each call of a reply.
+type PreToolInput struct {
+	// Call is the call as the model asked for it; hooks may change its
+	// arguments (the tool then runs with the changed arguments).
+	Call chat.ToolCall
+}
+
+// PostToolInput is given to post_tool_call hooks for each result.
+type PostToolInput struct {
+	Call chat.ToolCall
+	// Result is what the model will be told; hooks may rewrite it.
+	Result chat.ToolResult
+}
+
+// TurnEndInput is given to on_turn_end hooks when a reply has no tool calls.
+type TurnEndInput struct {
+	// Messages is the conversation so far, ending with Final. Read-only.
+	Messages []chat.Message
+	// Final is the assistant message that ended the turn.
+	Final chat.Message
+	// Round counts the ContinueWithMessages rounds already spent in this Run.
+	Round int
+}
+
+// AbortInput is given to on_abort hooks when a Run ends early.
+type AbortInput struct {
+	Reason string
+	Err    error
+}
+
+// ---- results: one type per event, so a meaningless result cannot be
+// returned. The zero value of each is "go on". ----
+
+// PromptAction is what an on_prompt_submit hook decides.
+type PromptAction uint8
+
+// on_prompt_submit actions.
+const (
+	PromptContinue PromptAction = iota
+	PromptCancel
+)
+
+// PromptResult is an on_prompt_submit hook's decision.
+type PromptResult struct {
+	Action PromptAction
+	Reason string
+}
+
+// RequestAction is what a pre_llm_request hook decides.
+type RequestAction uint8
+
+// pre_llm_request actions.
+const (
+	RequestContinue RequestAction = iota
+	RequestCancel
+)
+
+// RequestResult is a pre_llm_request hook's decision.
+type RequestResult struct {
+	Action RequestAction
+	Reason string
+}
+
+// PreToolAction is what a pre_tool_call hook decides.
+type PreToolAction uint8
+
+// pre_tool_call actions.
+const (
+	ToolContinue PreToolAction = iota
+	ToolSkip                   // do not run; the model is told why
+	ToolAbort                  // stop the whole Run
+	ToolPause                  // ask the user; Run returns Paused
+)
+
+// PreToolResult is a pre_tool_call hook's decision.
+type PreToolResult struct {
+	Action PreToolAction
+	Reason string
+}
+
+// PostToolAction is what a post_tool_call hook decides.
+type PostToolAction uint8
+
+// post_tool_call actions.
+const (
+	PostContinue PostToolAction = iota
+	PostAbort
+)
+
+// PostToolResult is a post_tool_call hook's decision.
+type PostToolResult struct {
+	Action PostToolAction
+	Reason string
+}
+
+// TurnEndAction is what an on_turn_end hook decides.
+type TurnEndAction uint8
+
+// on_turn_end actions.
+const (
+	TurnFinish               TurnEndAction = iota
+	TurnContinueWithMessages               // append Messages and loop again
+	TurnPaused                             // stop and wait for the user
+)
+
+// TurnEndResult is an on_turn_end hook's decision.
+type TurnEndResult struct {
+	Action TurnEndAction
+	// Messages are appended to the conversation on TurnContinueWithMessages.
+	Messages []chat.Message
+	Reason   string
+}
+
+// ---- hook definitions ----
+
+// ErrorPolicy says what a hook's error, panic or timeout means.
+type ErrorPolicy uint8
+
+// Error policies. The default is FailClosed for pre_tool_call and FailOpen
+// for every other event.
+const (
+	PolicyDefault ErrorPolicy = iota
+	FailOpen                  // go on as if the hook said Continue; emit a warning
+	FailClosed                // take the restrictive result (Skip, Cancel, Abort, Paused)
+)
+
+// Hook is one hook for one event: In is the event's input, Out its result.
+type Hook[In, Out any] struct {
+	// Name identifies the hook in the decision trace and in messages.
+	Name string
+	// Priority orders hooks of one event: lower runs first; equal
+	// priorities run in registration order.
+	Priority int
+	// Timeout bounds one call; zero means the registry's default.
+	Timeout time.Duration
+	// OnError overrides the event's default error policy.
+	OnError ErrorPolicy
+	// Run decides. It must honour ctx (its deadline is the timeout).
+	Run func(ctx context.Context, in *In) (Out, error)
+}
+
+// Decision records one hook call: which hook, what it decided and why.
+type Decision struct {
+	Event    Event         `json:"event"`
+	Hook     string        `json:"hook"`
+	Result   string        `json:"result"` // e.g. "continue", "skip", "pause", "continue_with_messages"
+	Reason   string        `json:"reason,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// CallID names the tool call for pre/post_tool_call decisions.
+	CallID string `json:"call_id,omitempty"`
+	// Error is set when the hook failed (error, panic or timeout); Result
+	// is then what the error policy made of it.
+	Error string `json:"error,omitempty"`
+}
+
+// Recorder receives every decision as it is made.
+type Recorder func(Decision)
