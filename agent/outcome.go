@@ -75,6 +75,8 @@ var (
 	// ErrBusy: Run or Resume was called while another is in progress or
 	// while the Worker is paused (call Resume first).
 	ErrBusy = errors.New("agent: worker is busy")
+	// ErrUserAbort: the user answered a pending call with AbortRun.
+	ErrUserAbort = errors.New("aborted by the user")
 )
 
 // HookError is returned when a hook aborted or cancelled the Run.

@@ -1,0 +1,67 @@
+// Package headless runs the Worker without a UI: it decides pauses from
+// flags (never hanging, never silently approving) and prints the event
+// stream as text, one JSON object, or JSON lines.
+package headless
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tackle-dev/tackle/agent"
+)
+
+// Format is an output format of non-interactive runs.
+type Format string
+
+// The output formats.
+const (
+	Text       Format = "text"        // answer on stdout as it streams; progress on stderr
+	JSON       Format = "json"        // one object on stdout at the end
+	StreamJSON Format = "stream-json" // one JSON object per event, one per line
+)
+
+// Runner is the part of the Worker a headless run drives.
+type Runner interface {
+	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
+}
+
+// Result is how a headless run ended.
+type Result struct {
+	Outcome agent.Outcome
+	// Denied counts calls denied because nobody could approve them.
+	Denied int
+	// Err is the error that ended the run, if any.
+	Err error
+}
+
+// Drive runs prompt to completion. Each pause is decided at once: with yes
+// every pending call is approved; otherwise it is denied with a reason the
+// model sees, and a note on stderr says how to allow it. A pause from an
+// on_turn_end hook cannot be answered without a user and ends the run.
+func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Writer) Result {
+	var res Result
+	out, err := r.Run(ctx, prompt)
+	for err == nil && out.Status == agent.StatusPaused && len(out.Pending) > 0 {
+		decisions := make([]agent.Decision, len(out.Pending))
+		for i, p := range out.Pending {
+			if yes {
+				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve}
+				continue
+			}
+			res.Denied++
+			decisions[i] = agent.Decision{
+				CallID:  p.Call.ID,
+				Verdict: agent.Deny,
+				Reason: "tackle is running non-interactively and nobody can approve this call (" + p.Reason +
+					"). Do not retry it; finish without it or tell the user what you needed to run.",
+			}
+			fmt.Fprintf(stderr, "tackle: denied %s: %s\n        (non-interactive run; pass --yes to approve such calls)\n",
+				Summary(p.Call), p.Reason)
+		}
+		out, err = r.Resume(ctx, decisions)
+	}
+	res.Outcome, res.Err = out, err
+	return res
+}

@@ -1,0 +1,240 @@
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+)
+
+// Printer writes the Worker's events in one format. Event is safe to call
+// from the Worker (which serialises events); Finish is called once, after
+// the run.
+type Printer struct {
+	format Format
+	stdout io.Writer
+	stderr io.Writer
+
+	mu        sync.Mutex
+	wrote     bool // text mode: answer text has been written
+	lastNL    bool // text mode: the last byte written to stdout was '\n'
+	sepNeeded bool // text mode: a new assistant message starts
+	calls     []callRecord
+	byID      map[string]int
+	decisions []hooks.Decision
+	warnings  []string
+	err       error // a write error on stdout, reported by Finish
+}
+
+type callRecord struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Status     string          `json:"status,omitempty"`
+	Result     string          `json:"result,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// NewPrinter returns a Printer for format writing to stdout and stderr.
+func NewPrinter(format Format, stdout, stderr io.Writer) *Printer {
+	return &Printer{format: format, stdout: stdout, stderr: stderr, byID: map[string]int{}, lastNL: true}
+}
+
+// Event handles one event from the Worker.
+func (p *Printer) Event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.collect(e)
+	switch p.format {
+	case StreamJSON:
+		b, err := agent.MarshalEvent(e)
+		if err == nil {
+			b = append(b, '\n')
+			_, err = p.stdout.Write(b)
+		}
+		p.noteErr(err)
+	case Text:
+		p.text(e)
+	}
+}
+
+// collect keeps what the json format prints at the end.
+func (p *Printer) collect(e agent.Event) {
+	switch e := e.(type) {
+	case agent.ToolCallFinished:
+		i, ok := p.byID[e.Result.CallID]
+		if !ok {
+			i = len(p.calls)
+			p.byID[e.Result.CallID] = i
+			p.calls = append(p.calls, callRecord{ID: e.Result.CallID, Name: e.Call.Name, Arguments: rawArgs(e.Call.Arguments)})
+		}
+		p.calls[i].Status = string(e.Result.Status)
+		p.calls[i].Result = e.Result.Content
+		p.calls[i].DurationMS = e.Duration.Milliseconds()
+	case agent.HookDecision:
+		p.decisions = append(p.decisions, e.Decision)
+	case agent.Warning:
+		p.warnings = append(p.warnings, e.Message)
+	}
+}
+
+// text prints the answer on stdout and progress on stderr.
+func (p *Printer) text(e agent.Event) {
+	switch e := e.(type) {
+	case agent.TextDelta:
+		if e.Text == "" {
+			return
+		}
+		if p.sepNeeded && p.wrote {
+			p.out("\n")
+			if !p.lastNL {
+				p.out("\n")
+			}
+		}
+		p.sepNeeded = false
+		p.out(e.Text)
+		p.wrote = true
+	case agent.AssistantMessage:
+		p.sepNeeded = true
+	case agent.ToolCallStarted:
+		fmt.Fprintf(p.stderr, "→ %s\n", Summary(e.Call))
+	case agent.ToolCallFinished:
+		fmt.Fprintf(p.stderr, "%s %s%s\n", statusMark(e.Result.Status), e.Call.Name, resultNote(e.Result))
+	case agent.HookDecision:
+		if e.Result != "continue" && e.Result != "done" && e.Result != "finish" {
+			fmt.Fprintf(p.stderr, "  hook %s/%s: %s%s\n", e.Event, e.Hook, e.Result, paren(e.Reason))
+		}
+	case agent.RetryPushed:
+		fmt.Fprintf(p.stderr, "↻ %s pushed feedback to the model (retry %d/%d)\n", e.Hook, e.Round, e.Max)
+	case agent.ModelRetry:
+		fmt.Fprintf(p.stderr, "  model request failed (%s); retrying in %s\n", e.Err, e.Wait.Round(time.Millisecond))
+	case agent.Warning:
+		fmt.Fprintf(p.stderr, "tackle: warning: %s\n", e.Message)
+	}
+}
+
+func (p *Printer) out(s string) {
+	_, err := io.WriteString(p.stdout, s)
+	p.noteErr(err)
+	p.lastNL = strings.HasSuffix(s, "\n")
+}
+
+func (p *Printer) noteErr(err error) {
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("write output: %w", err)
+	}
+}
+
+// jsonResult is the object the json format prints.
+type jsonResult struct {
+	Status        agent.Status     `json:"status"`
+	Result        string           `json:"result"`
+	Reason        string           `json:"reason,omitempty"`
+	Error         string           `json:"error,omitempty"`
+	ExitCode      int              `json:"exit_code"`
+	Denied        int              `json:"denied_calls"`
+	ToolCalls     []callRecord     `json:"tool_calls"`
+	HookDecisions []hooks.Decision `json:"hook_decisions"`
+	Warnings      []string         `json:"warnings,omitempty"`
+	Usage         chat.Usage       `json:"usage"`
+}
+
+// Finish ends the output: a final newline in text mode, the result object
+// in json mode. It returns the first error writing stdout.
+func (p *Printer) Finish(r Result, exitCode int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.format {
+	case Text:
+		if p.wrote && !p.lastNL {
+			p.out("\n")
+		}
+	case JSON:
+		res := jsonResult{
+			Status:        r.Outcome.Status,
+			Result:        r.Outcome.Text,
+			Reason:        r.Outcome.Reason,
+			ExitCode:      exitCode,
+			Denied:        r.Denied,
+			ToolCalls:     p.calls,
+			HookDecisions: p.decisions,
+			Warnings:      p.warnings,
+			Usage:         r.Outcome.Usage,
+		}
+		if r.Err != nil {
+			res.Error = r.Err.Error()
+		}
+		if res.ToolCalls == nil {
+			res.ToolCalls = []callRecord{}
+		}
+		if res.HookDecisions == nil {
+			res.HookDecisions = []hooks.Decision{}
+		}
+		enc := json.NewEncoder(p.stdout)
+		enc.SetIndent("", "  ")
+		p.noteErr(enc.Encode(res))
+	}
+	return p.err
+}
+
+// Summary renders a call on one line: the tool name and its most telling
+// argument ("bash  go test ./...").
+func Summary(c chat.ToolCall) string {
+	var args map[string]any
+	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
+		for _, key := range []string{"command", "path", "pattern"} {
+			if v, ok := args[key].(string); ok {
+				return c.Name + "  " + oneLine(v, 120)
+			}
+		}
+	}
+	return c.Name + "  " + oneLine(c.Arguments, 120)
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return agent.Quote(s, max)
+}
+
+func statusMark(s chat.ResultStatus) string {
+	switch s {
+	case chat.StatusOK:
+		return "✓"
+	case chat.StatusSkipped:
+		return "⤼ skipped"
+	case chat.StatusDenied:
+		return "✗ denied"
+	default:
+		return "✗"
+	}
+}
+
+func resultNote(r chat.ToolResult) string {
+	if r.Status == chat.StatusOK {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(r.Content), "\n")
+	return ": " + agent.Quote(line, 160)
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// rawArgs keeps valid JSON arguments as JSON and anything else as a string.
+func rawArgs(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,627 @@
+// Package agent runs turns against a model: the Worker streams a reply,
+// runs the hook chains around every step, executes tool calls and emits
+// typed events. It never imports a UI; the TUI and the headless printer
+// both sit on Run, Resume and the event stream.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+)
+
+// DefaultMaxRequests is the per-run cap on model requests.
+const DefaultMaxRequests = 50
+
+// Toolbox is the set of tools the Worker offers the model.
+type Toolbox interface {
+	// Specs lists the tools as the model sees them.
+	Specs() []chat.ToolSpec
+	// Run executes one call whose name is one of Specs and whose arguments
+	// are a JSON object. Failures the model should read (bad arguments, a
+	// missing file, a non-zero exit) come back as a result with
+	// StatusError; a Go error is a failure of the harness itself.
+	Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult, error)
+}
+
+// Config configures a Worker. Client is required.
+type Config struct {
+	Client Client
+	Model  string
+	// System is the system prompt; empty sends none.
+	System string
+	Tools  Toolbox
+	// Hooks may be nil (no hooks).
+	Hooks *hooks.Registry
+	// MaxRequests caps model requests per Run (Resume continues the same
+	// run); zero means DefaultMaxRequests.
+	MaxRequests int
+	// RetryBudget caps consecutive ContinueWithMessages rounds per Run;
+	// zero means hooks.DefaultRetryBudget.
+	RetryBudget int
+	// OnEvent receives every event, in order, one at a time. It is called
+	// on the Worker's goroutines and should return quickly.
+	OnEvent func(Event)
+	// OnApproveAlways is told about calls the user approved "always", so
+	// the approval policy can add a session rule for calls like it.
+	OnApproveAlways func(chat.ToolCall)
+	// Now is the clock used for durations; nil means time.Now.
+	Now func() time.Time
+}
+
+// Worker holds one conversation and runs turns on it. Run and Resume must
+// not be called concurrently; a second call while one is in progress
+// returns ErrBusy.
+type Worker struct {
+	cfg   Config
+	specs []chat.ToolSpec
+	names []string // sorted tool names, for "unknown tool" messages
+
+	emitMu sync.Mutex
+
+	mu     sync.Mutex
+	busy   bool
+	conv   []chat.Message
+	paused *pause // non-nil while a run waits for Resume
+	run    *runState
+}
+
+// runState is what one Run carries across Resume.
+type runState struct {
+	requests int
+	usage    chat.Usage
+	budget   *hooks.RetryBudget
+	lastText string
+}
+
+// pause is where a paused run stopped.
+type pause struct {
+	// batch is set when pre_tool_call hooks paused calls of a reply.
+	batch []*callState
+	// turnEndFrom is set (>= 0) when an on_turn_end hook paused: Resume
+	// continues the chain after that hook.
+	turnEndFrom int
+	turnEnd     hooks.TurnEndInput
+}
+
+// callState follows one tool call of a reply from its pre_tool_call chain
+// to its single result.
+type callState struct {
+	orig chat.ToolCall // as the model sent it (the result answers this ID)
+	call chat.ToolCall // as hooks left it (what runs)
+
+	decided bool            // result is final without running the tool
+	result  chat.ToolResult // valid when decided
+	run     bool            // approved: execute it
+
+	abort    bool // a hook aborted the run at this call
+	pausedAt int  // index of the pausing hook, while pending
+	hook     string
+	reason   string
+}
+
+// pending reports whether the call waits for the user's decision.
+func (cs *callState) pending() bool { return !cs.decided && !cs.run && !cs.abort }
+
+// decide gives the call its final result without running it.
+func (cs *callState) decide(status chat.ResultStatus, content string) {
+	cs.decided, cs.run = true, false
+	cs.result = chat.ToolResult{CallID: cs.orig.ID, Status: status, Content: content}
+}
+
+// New returns a Worker for cfg.
+func New(cfg Config) *Worker {
+	if cfg.MaxRequests <= 0 {
+		cfg.MaxRequests = DefaultMaxRequests
+	}
+	if cfg.Hooks == nil {
+		cfg.Hooks = hooks.NewRegistry()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	w := &Worker{cfg: cfg}
+	if cfg.Tools != nil {
+		w.specs = cfg.Tools.Specs()
+		for _, s := range w.specs {
+			w.names = append(w.names, s.Name)
+		}
+		slices.Sort(w.names)
+	}
+	if cfg.System != "" {
+		w.conv = append(w.conv, chat.Message{Role: chat.RoleSystem, Content: cfg.System})
+	}
+	return w
+}
+
+// Messages returns a copy of the conversation so far.
+func (w *Worker) Messages() []chat.Message {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.conv)
+}
+
+// SetModel changes the model used from the next request on.
+func (w *Worker) SetModel(model string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cfg.Model = model
+}
+
+// Run sends the user's input and runs the turn loop until the model ends
+// its turn, a hook pauses, a budget runs out or the run is aborted.
+func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
+	if err := w.acquire(false); err != nil {
+		return Outcome{}, err
+	}
+	w.run = &runState{budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
+
+	in := hooks.PromptInput{Message: chat.UserMessage(input)}
+	var by string
+	res := w.cfg.Hooks.RunPromptSubmit(ctx, &in, w.recorder(&by))
+	if err := ctx.Err(); err != nil {
+		return w.abort(ctx, err)
+	}
+	if res.Action == hooks.PromptCancel {
+		return w.abort(ctx, &HookError{Event: hooks.OnPromptSubmit, Hook: by, Reason: res.Reason})
+	}
+	in.Message.Role = chat.RoleUser
+	w.appendConv(in.Message)
+	return w.loop(ctx)
+}
+
+// Resume answers the pending calls of a paused run (one Decision per
+// pending call, by call ID) and goes on. After a pause from on_turn_end
+// there are no pending calls: decisions are ignored and the on_turn_end
+// chain continues after the hook that paused.
+func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, error) {
+	if err := w.acquire(true); err != nil {
+		return Outcome{}, err
+	}
+	p := w.paused
+
+	if p.batch == nil {
+		w.paused = nil
+		if done, out, err := w.turnEnd(ctx, p.turnEnd, p.turnEndFrom+1); done {
+			return out, err
+		}
+		return w.loop(ctx)
+	}
+
+	byID := make(map[string]Decision, len(decisions))
+	for _, d := range decisions {
+		byID[d.CallID] = d
+	}
+	for _, cs := range p.batch {
+		if !cs.pending() {
+			continue
+		}
+		d, ok := byID[cs.orig.ID]
+		if !ok || d.Verdict < Approve || d.Verdict > AbortRun {
+			w.release() // the pause stays as it was: nothing was applied
+			return Outcome{}, fmt.Errorf("agent: resume: no valid decision for pending call %s (%s)", cs.orig.ID, cs.orig.Name)
+		}
+	}
+	w.paused = nil
+
+	for _, cs := range p.batch {
+		if !cs.pending() {
+			continue
+		}
+		d := byID[cs.orig.ID]
+		switch d.Verdict {
+		case Approve, ApproveAlways:
+			if d.Verdict == ApproveAlways && w.cfg.OnApproveAlways != nil {
+				w.cfg.OnApproveAlways(cs.call)
+			}
+			w.preToolChain(ctx, cs, cs.pausedAt+1)
+			if ctx.Err() == nil && cs.abort {
+				return w.abortBatch(ctx, p.batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
+			}
+		case Deny:
+			msg := "The user denied this tool call; it did not run."
+			if d.Reason != "" {
+				msg += " The user said: " + d.Reason
+			}
+			cs.decide(chat.StatusDenied, msg)
+		case AbortRun:
+			reason := d.Reason
+			if reason == "" {
+				reason = "the user aborted the run"
+			}
+			return w.abortBatch(ctx, p.batch, fmt.Errorf("%w: %s", ErrUserAbort, reason))
+		}
+		if err := ctx.Err(); err != nil {
+			return w.abortBatch(ctx, p.batch, err)
+		}
+	}
+	if done, out, err := w.runBatch(ctx, p.batch); done {
+		return out, err
+	}
+	return w.loop(ctx)
+}
+
+// acquire marks the Worker busy. resume says whether a paused run is
+// required (Resume) or forbidden (Run).
+func (w *Worker) acquire(resume bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.busy:
+		return ErrBusy
+	case resume && w.paused == nil:
+		return ErrNotPaused
+	case !resume && w.paused != nil:
+		return fmt.Errorf("%w: a run is paused; call Resume", ErrBusy)
+	}
+	w.busy = true
+	return nil
+}
+
+func (w *Worker) release() {
+	w.mu.Lock()
+	w.busy = false
+	w.mu.Unlock()
+}
+
+func (w *Worker) appendConv(msgs ...chat.Message) {
+	w.mu.Lock()
+	w.conv = append(w.conv, msgs...)
+	w.mu.Unlock()
+}
+
+func (w *Worker) snapshot() ([]chat.Message, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.conv), w.cfg.Model
+}
+
+// loop runs steps until one ends the run.
+func (w *Worker) loop(ctx context.Context) (Outcome, error) {
+	for {
+		if done, out, err := w.step(ctx); done {
+			return out, err
+		}
+	}
+}
+
+// step makes one model request and handles the reply: its tool calls, or
+// the end of the turn. done reports that the run ended (or paused).
+func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
+	st := w.run
+	if st.requests >= w.cfg.MaxRequests {
+		out, err = w.end(StatusCapped, fmt.Sprintf("request limit reached: %d model requests in one run", w.cfg.MaxRequests), nil, nil)
+		return true, out, err
+	}
+	st.requests++
+
+	msgs, model := w.snapshot()
+	req := hooks.LLMRequestInput{Model: model, Messages: msgs, Request: st.requests}
+	var by string
+	res := w.cfg.Hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
+	if err := ctx.Err(); err != nil {
+		out, err = w.abort(ctx, err)
+		return true, out, err
+	}
+	if res.Action == hooks.RequestCancel {
+		out, err = w.abort(ctx, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason})
+		return true, out, err
+	}
+
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs}, w.emit)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w: %w", cerr, err)
+		}
+		out, err = w.abort(ctx, err)
+		return true, out, err
+	}
+	st.usage = st.usage.Add(reply.Usage)
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage})
+
+	msg := reply.Message
+	msg.Role = chat.RoleAssistant
+	w.appendConv(msg)
+	w.emit(AssistantMessage{Message: msg})
+	if msg.Content != "" {
+		st.lastText = msg.Content
+	}
+
+	if len(msg.ToolCalls) == 0 {
+		conv, _ := w.snapshot()
+		return w.turnEnd(ctx, hooks.TurnEndInput{Messages: conv, Final: msg, Round: st.budget.Rounds()}, 0)
+	}
+
+	// Every pre_tool_call chain of the batch is evaluated before anything
+	// runs, so several calls can wait for the user at once.
+	batch := make([]*callState, len(msg.ToolCalls))
+	for i, call := range msg.ToolCalls {
+		batch[i] = &callState{orig: call, call: call}
+	}
+	for _, cs := range batch {
+		if problem := w.checkCall(cs.orig); problem != "" {
+			cs.decide(chat.StatusError, problem)
+			continue
+		}
+		w.preToolChain(ctx, cs, 0)
+		if err := ctx.Err(); err != nil {
+			out, err = w.abortBatch(ctx, batch, err)
+			return true, out, err
+		}
+		if cs.abort {
+			out, err = w.abortBatch(ctx, batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
+			return true, out, err
+		}
+	}
+	return w.runBatch(ctx, batch)
+}
+
+// preToolChain runs the pre_tool_call chain for one call from hook index
+// from and records its decision in cs.
+func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) {
+	in := hooks.PreToolInput{Call: cs.call}
+	var by string
+	res, idx := w.cfg.Hooks.RunPreToolCall(ctx, &in, from, w.recorder(&by))
+	cs.call = in.Call
+	cs.call.ID = cs.orig.ID // the result must answer the call the model made
+	switch res.Action {
+	case hooks.ToolContinue:
+		cs.run = true
+	case hooks.ToolSkip:
+		msg := fmt.Sprintf("Skipped by hook %q; the tool did not run.", by)
+		if res.Reason != "" {
+			msg += " Reason: " + res.Reason
+		}
+		cs.decide(chat.StatusSkipped, msg)
+	case hooks.ToolAbort:
+		cs.abort, cs.hook, cs.reason = true, by, res.Reason
+	case hooks.ToolPause:
+		cs.pausedAt, cs.hook, cs.reason = idx, by, res.Reason
+	}
+}
+
+// runBatch pauses if any call waits for the user; otherwise it executes
+// the approved calls in parallel and appends one result per call, in
+// call order.
+func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
+	var pending []PendingCall
+	for _, cs := range batch {
+		if cs.pending() {
+			pending = append(pending, PendingCall{Call: cs.call, Hook: cs.hook, Reason: cs.reason})
+		}
+	}
+	if len(pending) > 0 {
+		w.mu.Lock()
+		w.paused = &pause{batch: batch}
+		w.mu.Unlock()
+		w.emit(PausedEvent{Pending: pending})
+		out, err = w.end(StatusPaused, pending[0].Reason, pending, nil)
+		return true, out, err
+	}
+
+	execCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	finished := make([]chan struct{}, len(batch))
+	started := make([]time.Time, len(batch))
+	for i, cs := range batch {
+		finished[i] = make(chan struct{})
+		if !cs.run {
+			close(finished[i])
+			continue
+		}
+		w.emit(ToolCallStarted{Call: cs.call})
+		started[i] = w.cfg.Now()
+		go func() {
+			defer close(finished[i])
+			cs.result = w.execute(execCtx, cs.call)
+		}()
+	}
+
+	// Results are handled in call order as they complete: post_tool_call
+	// runs per result, sequentially.
+	var stop error
+	for i, cs := range batch {
+		<-finished[i]
+		if stop != nil {
+			if cs.run {
+				cs.result = chat.ToolResult{Status: chat.StatusError, Content: "The run was aborted before this result was used."}
+			}
+			cs.result.CallID = cs.orig.ID
+			continue
+		}
+		if !cs.run {
+			cs.result.CallID = cs.orig.ID
+			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result})
+			continue
+		}
+		cs.result.CallID = cs.orig.ID
+		if err := ctx.Err(); err != nil {
+			stop = err
+			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
+			continue
+		}
+		post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
+		var by string
+		res := w.cfg.Hooks.RunPostToolCall(ctx, &post, w.recorder(&by))
+		cs.result = post.Result
+		cs.result.CallID = cs.orig.ID
+		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
+		if res.Action == hooks.PostAbort {
+			stop = &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
+			cancel()
+		}
+	}
+	if stop == nil && ctx.Err() != nil {
+		stop = ctx.Err()
+	}
+
+	results := make([]chat.Message, len(batch))
+	for i, cs := range batch {
+		results[i] = cs.result.Message()
+	}
+	w.appendConv(results...)
+	if stop != nil {
+		out, err = w.abort(ctx, stop)
+		return true, out, err
+	}
+	return false, Outcome{}, nil
+}
+
+// execute runs one approved call, turning a harness failure or a panic
+// into an error result so the model always gets exactly one result.
+func (w *Worker) execute(ctx context.Context, call chat.ToolCall) (res chat.ToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = chat.ToolResult{Status: chat.StatusError, Content: fmt.Sprintf("tool %s crashed: %v", call.Name, p)}
+			w.emit(Warning{Message: res.Content})
+		}
+	}()
+	res, err := w.cfg.Tools.Run(ctx, call)
+	if err != nil {
+		res = chat.ToolResult{Status: chat.StatusError, Content: fmt.Sprintf("tool %s failed: %v", call.Name, err)}
+		if ctx.Err() == nil {
+			w.emit(Warning{Message: res.Content})
+		}
+	}
+	if res.Status == "" {
+		res.Status = chat.StatusOK
+	}
+	return res
+}
+
+// turnEnd runs the on_turn_end chain from hook index from and applies its
+// decision.
+func (w *Worker) turnEnd(ctx context.Context, in hooks.TurnEndInput, from int) (done bool, out Outcome, err error) {
+	st := w.run
+	var by string
+	res, idx := w.cfg.Hooks.RunTurnEnd(ctx, &in, from, w.recorder(&by))
+	if err := ctx.Err(); err != nil {
+		out, err = w.abort(ctx, err)
+		return true, out, err
+	}
+	switch res.Action {
+	case hooks.TurnContinueWithMessages:
+		if ok, why := st.budget.Admit(res.Messages); !ok {
+			reason := why
+			if res.Reason != "" {
+				reason += "; still open: " + res.Reason
+			}
+			out, err = w.end(StatusCapped, reason, nil, nil)
+			return true, out, err
+		}
+		w.appendConv(res.Messages...)
+		w.emit(RetryPushed{Round: st.budget.Rounds(), Max: st.budget.Max(), Hook: by, Messages: res.Messages})
+		return false, Outcome{}, nil
+	case hooks.TurnPaused:
+		w.mu.Lock()
+		w.paused = &pause{turnEndFrom: idx, turnEnd: in}
+		w.mu.Unlock()
+		w.emit(PausedEvent{Reason: res.Reason})
+		out, err = w.end(StatusPaused, res.Reason, nil, nil)
+		return true, out, err
+	default:
+		out, err = w.end(StatusFinished, "", nil, nil)
+		return true, out, err
+	}
+}
+
+// checkCall reports why a call cannot run at all (unknown tool, arguments
+// that are not a JSON object), or "" when it can.
+func (w *Worker) checkCall(call chat.ToolCall) string {
+	if _, ok := slices.BinarySearch(w.names, call.Name); !ok {
+		if len(w.names) == 0 {
+			return fmt.Sprintf("Unknown tool %q: no tools are available.", call.Name)
+		}
+		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(w.names, ", "))
+	}
+	args := strings.TrimSpace(call.Arguments)
+	if args == "" {
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil {
+		return fmt.Sprintf("The arguments for %s are not a valid JSON object (%v). You sent: %s\nSend the arguments again as one JSON object matching the tool's schema.",
+			call.Name, err, Quote(args, 200))
+	}
+	return ""
+}
+
+// abortBatch gives every call of the batch a result (the conversation must
+// answer every call) and aborts the run with cause.
+func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error) (Outcome, error) {
+	results := make([]chat.Message, len(batch))
+	for i, cs := range batch {
+		if !cs.decided {
+			cs.decide(chat.StatusError, "The run was aborted before this call ran: "+cause.Error())
+		}
+		results[i] = cs.result.Message()
+	}
+	w.appendConv(results...)
+	return w.abort(ctx, cause)
+}
+
+// abort runs the on_abort hooks (even when ctx is cancelled) and ends the
+// run as aborted with cause.
+func (w *Worker) abort(ctx context.Context, cause error) (Outcome, error) {
+	in := hooks.AbortInput{Reason: cause.Error(), Err: cause}
+	w.cfg.Hooks.RunAbort(context.WithoutCancel(ctx), &in, w.recorder(nil))
+	w.emit(ErrorEvent{Message: cause.Error()})
+	return w.end(StatusAborted, cause.Error(), nil, cause)
+}
+
+// end finishes Run or Resume: it builds the outcome, emits TurnFinished and
+// releases the Worker. A paused run keeps its state for Resume.
+func (w *Worker) end(status Status, reason string, pending []PendingCall, err error) (Outcome, error) {
+	st := w.run
+	out := Outcome{Status: status, Pending: pending, Reason: reason, Text: st.lastText, Usage: st.usage}
+	w.emit(TurnFinished{Outcome: out})
+	w.release()
+	return out, err
+}
+
+// emit delivers one event to OnEvent, serialised across goroutines.
+func (w *Worker) emit(e Event) {
+	if w.cfg.OnEvent == nil {
+		return
+	}
+	w.emitMu.Lock()
+	defer w.emitMu.Unlock()
+	w.cfg.OnEvent(e)
+}
+
+// recorder returns a hooks.Recorder that emits every decision (and a
+// warning for a hook that failed open) and stores the name of the last
+// hook that decided in *by, when by is not nil.
+func (w *Worker) recorder(by *string) hooks.Recorder {
+	return func(d hooks.Decision) {
+		if by != nil {
+			*by = d.Hook
+		}
+		w.emit(HookDecision{Decision: d})
+		if d.Error != "" {
+			w.emit(Warning{Message: fmt.Sprintf("%s hook %q failed (%s); result: %s", d.Event, d.Hook, d.Error, d.Result)})
+		}
+	}
+}
+
+// Quote returns s cut to at most max bytes (on a UTF-8 boundary) with a
+// note of how much was left out, for quoting model input in messages.
+func Quote(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+}
