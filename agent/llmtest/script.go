@@ -1,0 +1,241 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// DefaultChunkSize is how many bytes of content or arguments go into one
+// delta when a response does not set ChunkSize.
+const DefaultChunkSize = 4
+
+// Script is a scripted conversation: each request to the server is answered
+// by the next response, in order.
+type Script struct {
+	Responses []Response `json:"responses"`
+}
+
+// Response is the answer to one request: a streamed assistant message, or a
+// fault, or a message that breaks down part way (a fault with CutAfter or
+// StallAfter).
+type Response struct {
+	// Content is the assistant text, streamed first.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are streamed after the content, one call after the other,
+	// or round-robin when Interleave is set.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	Interleave bool       `json:"interleave,omitempty"`
+	// ChunkSize is the most bytes of content or arguments per delta
+	// (DefaultChunkSize when zero). A UTF-8 character is never split: one
+	// wider than ChunkSize travels whole.
+	ChunkSize int `json:"chunk_size,omitempty"`
+	// FinishReason overrides the finish reason ("stop", or "tool_calls"
+	// when there are tool calls), e.g. "length".
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Usage is reported when the request asked for it; when nil the server
+	// makes up a deterministic count (about four bytes a token).
+	Usage *Usage `json:"usage,omitempty"`
+	// Fault makes the response fail.
+	Fault *Fault `json:"fault,omitempty"`
+	// Repeat makes this response answer every request from now on. It must
+	// be the last response of the script.
+	Repeat bool `json:"repeat,omitempty"`
+}
+
+// ToolCall is one call in a scripted reply. An empty ID is left out of the
+// stream (some servers do that).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage is a scripted token count; the total is their sum.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Fault breaks a response. Status answers with an HTTP error instead of a
+// stream; CutAfter and StallAfter stream the reply's first N frames (role,
+// content, tool-call, finish and usage chunks, in that order) and then drop
+// the connection without finish or [DONE], or block until the client goes
+// away or the server closes.
+type Fault struct {
+	// Status is the HTTP status of an error answer (400-599), with an
+	// OpenAI-style error body.
+	Status int `json:"status,omitempty"`
+	// RetryAfter and RetryAfterMS set the Retry-After (seconds or an HTTP
+	// date) and retry-after-ms headers of an error answer. JSON numbers
+	// and strings are both accepted.
+	RetryAfter   HeaderValue `json:"retry_after,omitempty"`
+	RetryAfterMS HeaderValue `json:"retry_after_ms,omitempty"`
+	// Body is the error message of an error answer; when it is a JSON
+	// object it is sent verbatim instead.
+	Body string `json:"body,omitempty"`
+	// CutAfter sends that many frames, then drops the connection.
+	CutAfter *int `json:"cut_after,omitempty"`
+	// StallAfter sends that many frames, then blocks.
+	StallAfter *int `json:"stall_after,omitempty"`
+}
+
+// HeaderValue is a header value written in a script as a JSON string or
+// number.
+type HeaderValue string
+
+// UnmarshalJSON accepts a string or a number.
+func (v *HeaderValue) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*v = HeaderValue(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(data, &n); err != nil {
+		return fmt.Errorf("header value must be a string or a number, got %s", data)
+	}
+	*v = HeaderValue(n.String())
+	return nil
+}
+
+// ParseScript decodes and checks a script. Unknown fields are errors, so a
+// typo in a script does not go unnoticed.
+func ParseScript(data []byte) (Script, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Script
+	if err := dec.Decode(&s); err != nil {
+		return Script{}, fmt.Errorf("llmtest: parse script: %w", err)
+	}
+	if dec.More() {
+		return Script{}, errors.New("llmtest: parse script: data after the script object")
+	}
+	if err := s.Validate(); err != nil {
+		return Script{}, err
+	}
+	return s, nil
+}
+
+// LoadScript reads and parses a script file, failing the test on error.
+// A relative path is relative to the test's package directory.
+func LoadScript(tb testing.TB, path string) Script {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("llmtest: %v", err)
+	}
+	s, err := ParseScript(data)
+	if err != nil {
+		tb.Fatalf("llmtest: %s: %v", path, err)
+	}
+	return s
+}
+
+// Validate reports the first problem of a script.
+func (s Script) Validate() error {
+	if len(s.Responses) == 0 {
+		return errors.New("llmtest: script has no responses")
+	}
+	for i, r := range s.Responses {
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("llmtest: response %d: %w", i, err)
+		}
+		if r.Repeat && i != len(s.Responses)-1 {
+			return fmt.Errorf("llmtest: response %d repeats forever, so the %d after it are never used", i, len(s.Responses)-1-i)
+		}
+	}
+	return nil
+}
+
+func (r Response) validate() error {
+	if r.ChunkSize < 0 {
+		return fmt.Errorf("negative chunk_size %d", r.ChunkSize)
+	}
+	for i, c := range r.ToolCalls {
+		if c.Name == "" {
+			return fmt.Errorf("tool call %d has no name", i)
+		}
+	}
+	f := r.Fault
+	if f == nil {
+		return nil
+	}
+	breaks := 0
+	for _, set := range []bool{f.Status != 0, f.CutAfter != nil, f.StallAfter != nil} {
+		if set {
+			breaks++
+		}
+	}
+	switch {
+	case breaks == 0:
+		return errors.New("fault needs one of status, cut_after, stall_after")
+	case breaks > 1:
+		return errors.New("fault has more than one of status, cut_after, stall_after")
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Errorf("fault status %d is not an HTTP error", f.Status)
+	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != ""):
+		return errors.New("retry_after, retry_after_ms and body need a fault status")
+	case f.CutAfter != nil && *f.CutAfter < 0, f.StallAfter != nil && *f.StallAfter < 0:
+		return errors.New("negative frame count")
+	}
+	return nil
+}
+
+// Text returns a response that streams content and stops.
+func Text(content string) Response { return Response{Content: content} }
+
+// ToolCalls returns a response that streams the calls, one after the other.
+func ToolCalls(calls ...ToolCall) Response { return Response{ToolCalls: calls} }
+
+// Call returns a tool call for ToolCalls.
+func Call(id, name, arguments string) ToolCall {
+	return ToolCall{ID: id, Name: name, Arguments: arguments}
+}
+
+// Status returns a response that fails with an HTTP status and the
+// default OpenAI-style error message for it.
+func Status(code int) Response { return Response{Fault: &Fault{Status: code}} }
+
+// RateLimited returns a 429 response with a Retry-After header (seconds or
+// an HTTP date).
+func RateLimited(retryAfter string) Response {
+	return Response{Fault: &Fault{Status: 429, RetryAfter: HeaderValue(retryAfter)}}
+}
+
+// Cut returns r streamed up to frame n, then a dropped connection.
+func Cut(r Response, n int) Response {
+	r.Fault = &Fault{CutAfter: &n}
+	return r
+}
+
+// Stall returns r streamed up to frame n, then a stall.
+func Stall(r Response, n int) Response {
+	r.Fault = &Fault{StallAfter: &n}
+	return r
+}
+
+// Repeat returns r answering every request from now on.
+func Repeat(r Response) Response {
+	r.Repeat = true
+	return r
+}
+
+// NewScript returns a script of the responses. NewServer checks it.
+func NewScript(responses ...Response) Script { return Script{Responses: responses} }
+
+// frameCount is the number of frames a fault lets through, or -1.
+func (f *Fault) frameCount() int {
+	switch {
+	case f == nil:
+		return -1
+	case f.CutAfter != nil:
+		return *f.CutAfter
+	case f.StallAfter != nil:
+		return *f.StallAfter
+	}
+	return -1
+}

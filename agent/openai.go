@@ -1,0 +1,580 @@
+package agent
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+)
+
+// ErrStreamCut is wrapped by the error of a reply stream that ended before
+// the model finished (no finish reason): the connection dropped, or the
+// server closed the stream early. No part of such a reply is returned.
+var ErrStreamCut = errors.New("model stream cut")
+
+// APIError is an HTTP error answer of the model API. It unwraps to the
+// openai-go error when there is one.
+type APIError struct {
+	Status  int
+	Message string // the server's message, e.g. "Incorrect API key provided"
+	Type    string // e.g. "invalid_request_error", when the server says
+	Code    string // e.g. "invalid_api_key", when the server says
+
+	header http.Header
+	err    error
+}
+
+// Error returns e.g. "401 Unauthorized: Incorrect API key provided".
+func (e *APIError) Error() string {
+	s := strconv.Itoa(e.Status)
+	if text := http.StatusText(e.Status); text != "" {
+		s += " " + text
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Unwrap returns the openai-go error, if any.
+func (e *APIError) Unwrap() error { return e.err }
+
+// Retryable reports whether the request may succeed when sent again: the
+// server says so in x-should-retry, or the status is 408, 429 or 5xx.
+func (e *APIError) Retryable() bool {
+	switch e.header.Get("X-Should-Retry") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// OpenAIConfig configures an OpenAI client. Only fields given here are
+// used for the endpoint and the key; openai-go still reads OPENAI_ORG_ID,
+// OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the environment, and
+// OPENAI_BASE_URL when BaseURL is empty.
+type OpenAIConfig struct {
+	// APIKey is sent as a bearer token; when empty no Authorization header
+	// is sent (local servers).
+	APIKey string
+	// BaseURL is the API root, e.g. http://localhost:11434/v1; empty means
+	// https://api.openai.com/v1.
+	BaseURL string
+	// HTTPClient is used for all requests when set.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a failed request is retried after the
+	// first attempt: 0 means the default of 4, a negative number none.
+	MaxRetries int
+	// BaseDelay is the first backoff (default 500ms); each retry doubles
+	// it. MaxDelay caps every wait, including one asked for by the server
+	// in Retry-After (default 30s).
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// Sleep waits between attempts (default: a timer that returns ctx.Err()
+	// when ctx is done first). Tests inject one so they never sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter returns a number in [0, 1) (default math/rand/v2.Float64).
+	Jitter func() float64
+}
+
+// OpenAI is a Client for OpenAI-compatible Chat Completions APIs.
+//
+// A request that fails before any token of the reply arrived is retried
+// when that may help: on 408, 429 and 5xx answers and on connection
+// errors (refused, reset, dropped before the reply began). 400, 401, 403,
+// 404, 422 and the like are not retried, and neither is any failure after
+// the first token, since the caller has already seen part of the reply.
+// Waits grow exponentially from BaseDelay with equal jitter (half the
+// delay fixed, half random), or follow the server's retry-after-ms or
+// Retry-After header, and never exceed MaxDelay.
+type OpenAI struct {
+	completions openai.ChatCompletionService
+	maxRetries  int
+	baseDelay   time.Duration
+	maxDelay    time.Duration
+	sleep       func(context.Context, time.Duration) error
+	jitter      func() float64
+}
+
+var _ Client = (*OpenAI)(nil)
+
+// NewOpenAI returns a client for the configured API.
+func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	opts := []option.RequestOption{
+		option.WithAPIKey(cfg.APIKey), // also when empty, so OPENAI_API_KEY is not used behind the caller's back
+		option.WithMaxRetries(0),      // retries are ours: only before the first token
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	c := &OpenAI{
+		completions: openai.NewClient(opts...).Chat.Completions,
+		maxRetries:  cfg.MaxRetries,
+		baseDelay:   positiveOr(cfg.BaseDelay, 500*time.Millisecond),
+		maxDelay:    positiveOr(cfg.MaxDelay, 30*time.Second),
+		sleep:       cfg.Sleep,
+		jitter:      cfg.Jitter,
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = 4
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.sleep == nil {
+		c.sleep = sleep
+	}
+	if c.jitter == nil {
+		c.jitter = rand.Float64
+	}
+	return c
+}
+
+func positiveOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Stream sends the request and streams the reply, emitting a TextDelta for
+// each piece of text as it arrives and a ModelRetry before each wait for
+// a retry. It returns the whole reply only when the model finished it.
+func (c *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (Reply, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	params, err := newParams(req)
+	if err != nil {
+		return Reply{}, fmt.Errorf("model request: %w", err)
+	}
+	for attempt := 1; ; attempt++ {
+		reply, replied, err := c.attempt(ctx, params, emit)
+		if err == nil {
+			return reply, nil
+		}
+		if ctx.Err() != nil {
+			return Reply{}, fmt.Errorf("model request: %w", ctx.Err())
+		}
+		if replied || attempt > c.maxRetries || !retryable(err) {
+			return Reply{}, failed(attempt, err)
+		}
+		wait := c.backoff(attempt, err)
+		emit(ModelRetry{Attempt: attempt, Wait: wait, Err: err.Error()})
+		if err := c.sleep(ctx, wait); err != nil {
+			return Reply{}, fmt.Errorf("model request: %w", err)
+		}
+	}
+}
+
+// failed wraps the error that ended the last attempt.
+func failed(attempts int, err error) error {
+	switch {
+	case attempts > 1:
+		return fmt.Errorf("model request failed after %d attempts: %w", attempts, err)
+	case errors.Is(err, ErrStreamCut):
+		return err
+	}
+	return fmt.Errorf("model request failed: %w", err)
+}
+
+// attempt sends the request once. replied reports whether any token of the
+// reply arrived (text was emitted or a tool call began), after which a
+// failure must not be retried.
+func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (_ Reply, replied bool, _ error) {
+	var res *http.Response
+	stream := c.completions.NewStreaming(ctx, params, option.WithResponseInto(&res))
+	defer stream.Close()
+
+	var a assembler
+	for stream.Next() {
+		a.add(stream.Current(), emit)
+	}
+	err := stream.Err()
+	if a.finish != "" && ctx.Err() == nil {
+		// The reply is whole; an error after the finish chunk (a dropped
+		// connection instead of [DONE]) costs only the usage count.
+		return a.reply(), true, nil
+	}
+	if err == nil {
+		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
+	}
+	if apiErr := newAPIError(err, res); apiErr != nil {
+		return Reply{}, false, apiErr
+	}
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		return Reply{}, a.replied, fmt.Errorf("model stream error: %s", streamErrorMessage(streamErr))
+	}
+	if res != nil && connectionError(err) {
+		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: %w", ErrStreamCut, a.size, err)
+	}
+	if res != nil {
+		return Reply{}, a.replied, fmt.Errorf("read model stream: %w", err)
+	}
+	return Reply{}, false, err
+}
+
+// retryable reports whether a failed attempt that produced no token may
+// succeed when repeated.
+func retryable(err error) bool {
+	if apiErr, ok := errors.AsType[*APIError](err); ok {
+		return apiErr.Retryable()
+	}
+	return errors.Is(err, ErrStreamCut) || connectionError(err)
+}
+
+// connectionError reports whether err is a network failure that another
+// attempt may not meet: refused, reset, timed out, or dropped mid-body.
+// Unknown hosts and TLS failures are not.
+func connectionError(err error) bool {
+	if dnsErr, ok := errors.AsType[*net.DNSError](err); ok {
+		return !dnsErr.IsNotFound
+	}
+	if urlErr, ok := errors.AsType[*url.Error](err); ok {
+		err = urlErr.Err // *url.Error is a net.Error whatever it wraps
+	}
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return true
+	}
+	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
+		return true
+	}
+	for _, target := range []error{io.ErrUnexpectedEOF, io.EOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// backoff returns the wait before the retry after attempt: what the server
+// asked for, or BaseDelay doubled for every earlier retry with equal
+// jitter; never more than MaxDelay.
+func (c *OpenAI) backoff(attempt int, err error) time.Duration {
+	if apiErr, ok := errors.AsType[*APIError](err); ok {
+		if d, ok := retryAfter(apiErr.header, time.Now()); ok {
+			return min(d, c.maxDelay)
+		}
+	}
+	d := min(c.baseDelay, c.maxDelay)
+	for i := 1; i < attempt && d < c.maxDelay; i++ {
+		if d > c.maxDelay/2 {
+			d = c.maxDelay
+		} else {
+			d *= 2
+		}
+	}
+	return d/2 + time.Duration(c.jitter()*float64(d/2))
+}
+
+// retryAfter reads the wait a server asks for: retry-after-ms, or
+// Retry-After in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	number := func(v string, unit time.Duration) (time.Duration, bool) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f < 0 {
+			return 0, false
+		}
+		if f >= float64(math.MaxInt64)/float64(unit) {
+			return time.Duration(math.MaxInt64), true
+		}
+		return time.Duration(f * float64(unit)), true
+	}
+	if d, ok := number(h.Get("Retry-After-Ms"), time.Millisecond); ok {
+		return d, true
+	}
+	v := h.Get("Retry-After")
+	if d, ok := number(v, time.Second); ok {
+		return d, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// newAPIError returns the APIError for a request the server answered with
+// an HTTP error, or nil.
+func newAPIError(err error, res *http.Response) *APIError {
+	e := &APIError{err: err}
+	if oe, ok := errors.AsType[*openai.Error](err); ok {
+		e.Status, e.Message, e.Type, e.Code = oe.StatusCode, oe.Message, oe.Type, oe.Code
+		if oe.Response != nil {
+			res = oe.Response
+		}
+	} else if res == nil || res.StatusCode < 400 {
+		return nil
+	} else {
+		// openai-go could not read the body as an OpenAI error.
+		e.Status = res.StatusCode
+	}
+	if res != nil {
+		e.header = res.Header
+		if e.Message == "" && res.Body != nil {
+			body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+			e.Message = bodyMessage(body)
+		}
+	}
+	return e
+}
+
+// bodyMessage finds the message in an error body that is not in OpenAI's
+// format: {"error":"..."}, {"message":"..."}, {"detail":"..."} or a short
+// line of text.
+func bodyMessage(body []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) == nil {
+		for _, key := range []string{"error", "message", "detail"} {
+			var s string
+			if json.Unmarshal(fields[key], &s) == nil && s != "" {
+				return s
+			}
+			var nested struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(fields[key], &nested) == nil && nested.Message != "" {
+				return nested.Message
+			}
+		}
+		return ""
+	}
+	text := strings.TrimSpace(string(body))
+	if text == "" || strings.HasPrefix(text, "<") {
+		return "" // empty, or an HTML page
+	}
+	line, _, _ := strings.Cut(text, "\n")
+	if len(line) > 200 {
+		line = strings.ToValidUTF8(line[:200], "") + "…"
+	}
+	return line
+}
+
+// streamErrorMessage returns the message of an error event in the stream.
+func streamErrorMessage(e *ssestream.StreamError) string {
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(e.Event.Data, &body) == nil {
+		if msg := bodyMessage(body.Error); msg != "" {
+			return msg
+		}
+		var s string
+		if json.Unmarshal(body.Error, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return e.Message
+}
+
+// assembler builds the reply from the chunks of one stream.
+type assembler struct {
+	id      string // the completion's ID, for naming calls that lack one
+	content strings.Builder
+	calls   []*callBuilder // in order of first appearance
+	byIndex map[int64]*callBuilder
+	finish  string
+	usage   chat.Usage
+	replied bool // a token arrived
+	size    int  // bytes of text and arguments
+}
+
+type callBuilder struct {
+	index    int64
+	id, name string
+	args     strings.Builder
+}
+
+// add takes in a chunk, emitting its text.
+func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
+	if a.id == "" {
+		a.id = ch.ID
+	}
+	if ch.JSON.Usage.Valid() {
+		a.usage = chat.Usage{
+			PromptTokens:     ch.Usage.PromptTokens,
+			CompletionTokens: ch.Usage.CompletionTokens,
+			TotalTokens:      ch.Usage.TotalTokens,
+		}
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue // only one choice is asked for
+		}
+		// A refusal is the model's answer too; the user should read it.
+		for _, text := range []string{choice.Delta.Content, choice.Delta.Refusal} {
+			if text != "" {
+				a.content.WriteString(text)
+				a.replied = true
+				a.size += len(text)
+				emit(TextDelta{Text: text})
+			}
+		}
+		for _, tc := range choice.Delta.ToolCalls {
+			a.addCall(tc)
+		}
+		if choice.FinishReason != "" {
+			a.finish = choice.FinishReason
+		}
+	}
+}
+
+// addCall takes in a tool-call delta. Deltas are matched to calls by index
+// (in any order); a delta whose ID differs from its index's call starts a
+// new call, for servers that give every call index 0.
+func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	a.replied = true
+	b := a.byIndex[tc.Index]
+	if b == nil || (tc.ID != "" && b.id != "" && tc.ID != b.id) {
+		b = &callBuilder{index: tc.Index}
+		a.calls = append(a.calls, b)
+		if a.byIndex == nil {
+			a.byIndex = map[int64]*callBuilder{}
+		}
+		a.byIndex[tc.Index] = b
+	}
+	if b.id == "" {
+		b.id = tc.ID
+	}
+	// The name comes whole in the first delta; some servers repeat it.
+	if name := tc.Function.Name; name != "" && name != b.name {
+		b.name += name
+	}
+	b.args.WriteString(tc.Function.Arguments)
+	a.size += len(tc.Function.Arguments)
+}
+
+// reply returns the finished reply, its calls ordered by index.
+func (a *assembler) reply() Reply {
+	calls := slices.Clone(a.calls)
+	slices.SortStableFunc(calls, func(x, y *callBuilder) int { return cmp.Compare(x.index, y.index) })
+	msg := chat.Message{Role: chat.RoleAssistant, Content: a.content.String()}
+	for i, b := range calls {
+		id := b.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i)
+			if a.id != "" {
+				id = a.id + "_" + id
+			}
+		}
+		msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: id, Name: b.name, Arguments: b.args.String()})
+	}
+	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish}
+}
+
+// newParams converts a request to the wire. Streaming asks for the usage
+// chunk.
+func newParams(req Request) (openai.ChatCompletionNewParams, error) {
+	if req.Model == "" {
+		return openai.ChatCompletionNewParams{}, errors.New("no model set")
+	}
+	p := openai.ChatCompletionNewParams{
+		Model:         req.Model,
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	for i, m := range req.Messages {
+		mp, err := messageParam(m)
+		if err != nil {
+			return p, fmt.Errorf("message %d: %w", i, err)
+		}
+		p.Messages = append(p.Messages, mp)
+	}
+	for _, t := range req.Tools {
+		tp, err := toolParam(t)
+		if err != nil {
+			return p, err
+		}
+		p.Tools = append(p.Tools, tp)
+	}
+	return p, nil
+}
+
+func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case chat.RoleSystem:
+		return openai.SystemMessage(m.Content), nil
+	case chat.RoleUser:
+		return openai.UserMessage(m.Content), nil
+	case chat.RoleTool:
+		if m.ToolCallID == "" {
+			return openai.ChatCompletionMessageParamUnion{}, errors.New("tool message without a tool call ID")
+		}
+		return openai.ToolMessage(m.Content, m.ToolCallID), nil
+	case chat.RoleAssistant:
+		var p openai.ChatCompletionAssistantMessageParam
+		// The content may be left out only when there are tool calls.
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			p.Content.OfString = openai.String(m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			p.ToolCalls = append(p.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID: tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name:      tc.Name,
+						Arguments: tc.Arguments,
+					},
+				},
+			})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &p}, nil
+	}
+	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// toolParam converts a tool spec to a function tool. The schema is passed
+// through byte for byte: each top-level member stays raw JSON.
+func toolParam(t chat.ToolSpec) (openai.ChatCompletionToolUnionParam, error) {
+	fn := shared.FunctionDefinitionParam{Name: t.Name}
+	if t.Description != "" {
+		fn.Description = openai.String(t.Description)
+	}
+	if schema := bytes.TrimSpace(t.Parameters); len(schema) > 0 && string(schema) != "null" {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(schema, &members); err != nil {
+			return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+		}
+		fn.Parameters = make(shared.FunctionParameters, len(members))
+		for k, v := range members {
+			fn.Parameters[k] = v
+		}
+	}
+	return openai.ChatCompletionFunctionTool(fn), nil
+}
