@@ -228,9 +228,9 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 				return w.abortBatch(ctx, p.batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
 			}
 		case Deny:
-			msg := "The user denied this tool call; it did not run."
+			msg := "This tool call was denied; it did not run."
 			if d.Reason != "" {
-				msg += " The user said: " + d.Reason
+				msg += " Reason: " + d.Reason
 			}
 			cs.decide(chat.StatusDenied, msg)
 		case AbortRun:

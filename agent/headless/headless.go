@@ -57,8 +57,8 @@ func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Wri
 				Reason: "tackle is running non-interactively and nobody can approve this call (" + p.Reason +
 					"). Do not retry it; finish without it or tell the user what you needed to run.",
 			}
-			fmt.Fprintf(stderr, "tackle: denied %s: %s\n        (non-interactive run; pass --yes to approve such calls)\n",
-				Summary(p.Call), p.Reason)
+			fmt.Fprintf(stderr, "tackle: denied %s\n        (it needs approval and this run is non-interactive; pass --yes to approve such calls)\n",
+				Summary(p.Call))
 		}
 		out, err = r.Resume(ctx, decisions)
 	}

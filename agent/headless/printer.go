@@ -92,9 +92,11 @@ func (p *Printer) text(e agent.Event) {
 			return
 		}
 		if p.sepNeeded && p.wrote {
-			p.out("\n")
-			if !p.lastNL {
+			// A blank line between the texts of two assistant messages.
+			if p.lastNL {
 				p.out("\n")
+			} else {
+				p.out("\n\n")
 			}
 		}
 		p.sepNeeded = false

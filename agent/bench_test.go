@@ -1,0 +1,87 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/hooktest"
+)
+
+// turnScript is n tool-call turns: each a reply with one tool call, then a
+// final answer.
+func turnScript(n int) llmtest.Script {
+	var rs []llmtest.Response
+	for i := range n {
+		rs = append(rs,
+			llmtest.ToolCalls(llmtest.Call(fmt.Sprintf("call_%d", i), "upper", `{"text":"benchmark payload"}`)),
+			llmtest.Text("The tool upper-cased the payload; nothing else to do."),
+		)
+	}
+	return llmtest.NewScript(rs...)
+}
+
+// BenchmarkToolCallTurn measures one whole tool-call turn through the
+// Worker: two streamed requests to the local scripted server (zero model
+// latency), a pre_tool_call chain of 10 hooks, the tool, a post_tool_call
+// hook and the on_turn_end chain. Compare with BenchmarkServerRoundTrips,
+// the same two requests made with a bare HTTP client: the difference is
+// the harness's own cost per turn.
+func BenchmarkToolCallTurn(b *testing.B) {
+	srv := llmtest.NewServer(b, turnScript(b.N))
+	client := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "bench"})
+	reg := hooks.NewRegistry()
+	for i := range 10 {
+		reg.PreToolCall(hooktest.PreTool(fmt.Sprintf("pre-%d", i), nil))
+	}
+	reg.PostToolCall(hooktest.Post("post", nil))
+	reg.OnTurnEnd(hooktest.TurnEnd("end", nil))
+	tools := newTestTools()
+	go func() {
+		for range tools.started {
+		}
+	}()
+	var events int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		w := agent.New(agent.Config{
+			Client: client, Model: "bench", System: "bench", Tools: tools, Hooks: reg,
+			OnEvent: func(agent.Event) { events++ },
+		})
+		out, err := w.Run(context.Background(), "upper-case the payload")
+		if err != nil || out.Status != agent.StatusFinished {
+			b.Fatalf("Run = %+v, %v", out, err)
+		}
+	}
+	b.StopTimer()
+	close(tools.started)
+}
+
+// BenchmarkServerRoundTrips is the baseline: the two requests of a turn
+// sent with net/http and their SSE streams read to the end, no agent.
+func BenchmarkServerRoundTrips(b *testing.B) {
+	srv := llmtest.NewServer(b, turnScript(b.N))
+	body := []byte(`{"model":"bench","stream":true,"stream_options":{"include_usage":true},` +
+		`"messages":[{"role":"system","content":"bench"},{"role":"user","content":"upper-case the payload"}]}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for range 2 {
+			resp, err := http.Post(srv.URL()+"/chat/completions", "application/json", bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadMissingFileIsEmpty(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "nope.json"))
+	if err != nil || c.Model != "" || c.Path != "" {
+		t.Fatalf("Load = %+v, %v", c, err)
+	}
+}
+
+func TestLoadReadsSettingsAndHooks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	body := `{"model": "qwen3", "mode": "accept-edits", "max_retries": 2,
+	  "hooks": {"on_turn_end": [{"name": "check", "command": ["./check.sh"], "timeout": "30s"}]}}`
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "qwen3" || c.Mode != "accept-edits" || c.MaxRetries != 2 || c.Path != path {
+		t.Errorf("config = %+v", c)
+	}
+	if h := c.Hooks["on_turn_end"]; len(h) != 1 || h[0].Name != "check" || h[0].Timeout != "30s" {
+		t.Errorf("hooks = %+v", c.Hooks)
+	}
+}
+
+func TestParseErrorsNameTheProblem(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"modle": "x"}`, `unknown field "modle"`},
+		{"{\n  \"model\": \"x\",\n}", "line 3, column 1"},
+		{`{"max_requests": -1}`, "must not be negative"},
+		{`{"model": 3}`, "model"},
+		{`{} {}`, "after the JSON object"},
+	} {
+		_, err := Parse([]byte(tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestUserPath(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u"}
+	get := func(k string) string { return env[k] }
+	if p, _ := UserPath(get); p != "/home/u/.config/tackle/config.json" {
+		t.Errorf("UserPath = %q", p)
+	}
+	env["XDG_CONFIG_HOME"] = "/xdg"
+	if p, _ := UserPath(get); p != "/xdg/tackle/config.json" {
+		t.Errorf("UserPath = %q", p)
+	}
+	if _, err := UserPath(func(string) string { return "" }); err == nil {
+		t.Error("UserPath without HOME succeeded")
+	}
+}
