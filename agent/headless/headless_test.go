@@ -1,0 +1,122 @@
+package headless
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+)
+
+// scriptedRunner pauses once with two pending calls, then finishes, and
+// records the decisions it was given.
+type scriptedRunner struct {
+	decisions []agent.Decision
+}
+
+func (r *scriptedRunner) Run(context.Context, string) (agent.Outcome, error) {
+	return agent.Outcome{Status: agent.StatusPaused, Pending: []agent.PendingCall{
+		{Call: chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"make test"}`}, Hook: "approval", Reason: "bash wants to run: make test"},
+		{Call: chat.ToolCall{ID: "c2", Name: "write_file", Arguments: `{"path":"a.go"}`}, Hook: "approval", Reason: "write_file wants to change a.go"},
+	}}, nil
+}
+
+func (r *scriptedRunner) Resume(_ context.Context, d []agent.Decision) (agent.Outcome, error) {
+	r.decisions = d
+	return agent.Outcome{Status: agent.StatusFinished, Text: "done"}, nil
+}
+
+func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
+	var stderr bytes.Buffer
+	r := &scriptedRunner{}
+	res := Drive(context.Background(), r, "go", true, &stderr)
+	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || res.Denied != 0 {
+		t.Fatalf("Drive = %+v", res)
+	}
+	if len(r.decisions) != 2 || r.decisions[0].Verdict != agent.Approve || r.decisions[1].CallID != "c2" || r.decisions[1].Verdict != agent.Approve {
+		t.Errorf("decisions = %+v", r.decisions)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+}
+
+func TestDriveWithoutYesDeniesAndSaysHowToAllow(t *testing.T) {
+	var stderr bytes.Buffer
+	r := &scriptedRunner{}
+	res := Drive(context.Background(), r, "go", false, &stderr)
+	if res.Denied != 2 {
+		t.Fatalf("Denied = %d", res.Denied)
+	}
+	for _, d := range r.decisions {
+		if d.Verdict != agent.Deny || !strings.Contains(d.Reason, "non-interactively") {
+			t.Errorf("decision = %+v", d)
+		}
+	}
+	if !strings.Contains(r.decisions[0].Reason, "bash wants to run: make test") {
+		t.Errorf("the model is not told what needed approval: %q", r.decisions[0].Reason)
+	}
+	if s := stderr.String(); !strings.Contains(s, "denied bash  make test") || !strings.Contains(s, "--yes") {
+		t.Errorf("stderr = %q", s)
+	}
+}
+
+func TestTextPrinterSeparatesMessagesAndKeepsProgressOnStderr(t *testing.T) {
+	var out, errw bytes.Buffer
+	p := NewPrinter(Text, &out, &errw)
+	call := chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"go test ./...\n"}`}
+	for _, e := range []agent.Event{
+		agent.TextDelta{Text: "Running "}, agent.TextDelta{Text: "tests."},
+		agent.AssistantMessage{},
+		agent.HookDecision{Decision: hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue"}},
+		agent.ToolCallStarted{Call: call},
+		agent.ToolCallFinished{Call: call, Result: chat.ToolResult{Status: chat.StatusError, Content: "exit code 1\nFAIL x"}},
+		agent.TextDelta{Text: "One test fails.\n"},
+		agent.AssistantMessage{},
+		agent.Warning{Message: "hook x failed"},
+	} {
+		p.Event(e)
+	}
+	if err := p.Finish(Result{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Running tests.\n\nOne test fails.\n"; out.String() != want {
+		t.Errorf("stdout = %q, want %q", out.String(), want)
+	}
+	want := "→ bash  go test ./...\n✗ bash: exit code 1\ntackle: warning: hook x failed\n"
+	if errw.String() != want {
+		t.Errorf("stderr = %q, want %q", errw.String(), want)
+	}
+}
+
+func TestJSONPrinterPrintsOneObject(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPrinter(JSON, &out, &bytes.Buffer{})
+	call := chat.ToolCall{ID: "c1", Name: "read_file", Arguments: `not json`}
+	p.Event(agent.TextDelta{Text: "ignored in json mode"})
+	p.Event(agent.ToolCallFinished{Call: call, Result: chat.ToolResult{CallID: "c1", Status: chat.StatusOK, Content: "data"}})
+	if err := p.Finish(Result{Outcome: agent.Outcome{Status: agent.StatusFinished, Text: "final"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status, Result string
+		ToolCalls      []struct {
+			ID, Status, Result string
+			Arguments          json.RawMessage
+		} `json:"tool_calls"`
+		HookDecisions []any `json:"hook_decisions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got.Status != "finished" || got.Result != "final" || len(got.ToolCalls) != 1 || got.HookDecisions == nil {
+		t.Errorf("json = %s", out.String())
+	}
+	if string(got.ToolCalls[0].Arguments) != `"not json"` {
+		t.Errorf("invalid arguments are not kept as a string: %s", got.ToolCalls[0].Arguments)
+	}
+}
