@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"time"
+)
+
+// stamp is what the session knows of a file: how it was when the model
+// last read or wrote it through the tools.
+type stamp struct {
+	modTime time.Time
+	size    int64
+	sum     [sha256.Size]byte
+}
+
+func stampOf(fi fs.FileInfo, content []byte) stamp {
+	return stamp{modTime: fi.ModTime(), size: fi.Size(), sum: sha256.Sum256(content)}
+}
+
+// stampFile reads the open file f, whose information is fi, to its end
+// and returns its stamp; it needs no memory for the content.
+func stampFile(f io.Reader, fi fs.FileInfo) (stamp, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return stamp{}, err
+	}
+	st := stamp{modTime: fi.ModTime(), size: n}
+	h.Sum(st.sum[:0])
+	return st, nil
+}
+
+// fileStates remembers, per resolved workspace path, the stamp of the last
+// read_file, write_file or edit_file, so that a write never clobbers a
+// change the model has not seen. It lives as long as the Registry: one
+// session.
+type fileStates struct {
+	mu     sync.Mutex
+	stamps map[string]stamp
+}
+
+func (s *fileStates) record(rel string, st stamp) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stamps == nil {
+		s.stamps = make(map[string]stamp)
+	}
+	s.stamps[rel] = st
+}
+
+// check returns "" when the model may replace the existing file rel whose
+// current state is cur, or the reason it may not. verb names what was
+// refused ("edit", "overwrite").
+func (s *fileStates) check(rel string, cur stamp, verb string) string {
+	s.mu.Lock()
+	last, ok := s.stamps[rel]
+	s.mu.Unlock()
+	shown := display(rel)
+	if !ok {
+		return fmt.Sprintf("Refusing to %s %s: it has not been read in this session. Read it with read_file first, so that your change is based on its current content.", verb, shown)
+	}
+	if last.sum != cur.sum {
+		what := "its content changed"
+		if !last.modTime.Equal(cur.modTime) {
+			what = fmt.Sprintf("it was modified at %s", cur.modTime.Format(time.RFC3339))
+		}
+		return fmt.Sprintf("Refusing to %s %s: it changed on disk since you last read or wrote it (%s; %d bytes then, %d now). Read it again with read_file and redo the change against its current content.", verb, shown, what, last.size, cur.size)
+	}
+	return ""
+}

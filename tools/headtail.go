@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// headTail keeps the first and the last bytes written to it and counts
+// the rest: command output in bounded memory, however long it is.
+type headTail struct {
+	head    []byte
+	headMax int
+	ring    []byte // the last bytes, circular once full
+	at      int    // next write position in ring
+	full    bool   // ring has wrapped
+	total   int64
+}
+
+func newHeadTail(headMax, tailMax int) *headTail {
+	return &headTail{head: make([]byte, 0, headMax), headMax: headMax, ring: make([]byte, tailMax)}
+}
+
+// Write keeps what fits in head, and the rest in the ring. It never fails.
+func (b *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += int64(n)
+	if room := b.headMax - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(b.ring) == 0 {
+		return n, nil
+	}
+	if len(p) > len(b.ring) {
+		p = p[len(p)-len(b.ring):]
+	}
+	for len(p) > 0 {
+		k := copy(b.ring[b.at:], p)
+		p = p[k:]
+		if b.at += k; b.at == len(b.ring) {
+			b.at, b.full = 0, true
+		}
+	}
+	return n, nil
+}
+
+// tail returns the bytes kept in the ring, oldest first.
+func (b *headTail) tail() []byte {
+	if !b.full {
+		return b.ring[:b.at]
+	}
+	return append(append([]byte(nil), b.ring[b.at:]...), b.ring[:b.at]...)
+}
+
+// text returns what was written, with the middle replaced by a marker
+// when it did not all fit, cut on UTF-8 boundaries and with secrets
+// scrubbed.
+func (b *headTail) text(sc *scrubber) string {
+	tail := b.tail()
+	omitted := b.total - int64(len(b.head)) - int64(len(tail))
+	if omitted == 0 {
+		return strings.ToValidUTF8(sc.scrub(string(b.head)+string(tail)), "\uFFFD")
+	}
+	head := b.head
+	// Drop a rune cut in two at either side of the gap.
+	if i := lastRuneStart(head); i >= 0 && !utf8.FullRune(head[i:]) {
+		omitted += int64(len(head) - i)
+		head = head[:i]
+	}
+	for k := 0; k < utf8.UTFMax-1 && len(tail) > 0 && !utf8.RuneStart(tail[0]); k++ {
+		tail = tail[1:]
+		omitted++
+	}
+	h, t := sc.scrubCut(string(head), string(tail))
+	return strings.ToValidUTF8(fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, omitted, t), "\uFFFD")
+}
+
+// lastRuneStart returns the index of the start of the last rune of b, or
+// -1 when there is none within the last utf8.UTFMax bytes.
+func lastRuneStart(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return -1
+}

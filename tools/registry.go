@@ -1,0 +1,200 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+)
+
+// ErrDuplicateTool is returned by Registry.Add for a name already taken.
+var ErrDuplicateTool = errors.New("duplicate tool name")
+
+// Registry holds the tools of one session, looks them up by name and runs
+// calls. It implements the agent's Toolbox. The built-in tools share the
+// Registry's session state: the workspace, and what the model has read,
+// which edit_file and write_file check before changing a file. A
+// Registry is safe for concurrent use; calls may run in parallel.
+type Registry struct {
+	ws    *Workspace
+	tools map[string]*Tool
+	names []string // sorted
+
+	files fileStates
+	// writeMu serialises the file tools that change files, so that two
+	// parallel edits of one file cannot both pass the staleness check.
+	writeMu sync.Mutex
+
+	bash bashConfig
+}
+
+// Option configures a Registry.
+type Option func(*Registry)
+
+// WithEnv sets the environment bash commands start from (before secrets
+// are removed); the default is the process environment at each call.
+func WithEnv(env []string) Option {
+	return func(r *Registry) { r.bash.env = slices.Clone(env) }
+}
+
+// WithKillGrace sets how long a bash command's process group has between
+// SIGTERM and SIGKILL once it timed out or was cancelled; the default is
+// DefaultKillGrace.
+func WithKillGrace(d time.Duration) Option {
+	return func(r *Registry) { r.bash.killGrace = d }
+}
+
+// WithShell sets the shell bash commands run in (its path or a name
+// looked up on PATH); the default is "bash".
+func WithShell(shell string) Option {
+	return func(r *Registry) { r.bash.shell = shell }
+}
+
+// NewRegistry returns a registry holding the built-in tools (read_file,
+// write_file, edit_file, list_dir, glob, grep, bash), all confined to ws.
+func NewRegistry(ws *Workspace, opts ...Option) *Registry {
+	r := &Registry{
+		ws:    ws,
+		tools: make(map[string]*Tool),
+		bash: bashConfig{
+			shell:          "bash",
+			killGrace:      DefaultKillGrace,
+			defaultTimeout: DefaultBashTimeout,
+			maxTimeout:     MaxBashTimeout,
+		},
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	for _, t := range []*Tool{
+		r.readFileTool(), r.writeFileTool(), r.editFileTool(),
+		r.listDirTool(), r.globTool(), r.grepTool(), r.bashTool(),
+	} {
+		if err := r.Add(t); err != nil {
+			panic(err) // the built-in names are distinct
+		}
+	}
+	return r
+}
+
+// Workspace returns the workspace the tools are confined to.
+func (r *Registry) Workspace() *Workspace { return r.ws }
+
+// Add registers another tool. Add all tools before the first call: Add
+// must not run concurrently with the other methods.
+func (r *Registry) Add(t *Tool) error {
+	if _, ok := r.tools[t.Name()]; ok {
+		return fmt.Errorf("add tool %s: %w", t.Name(), ErrDuplicateTool)
+	}
+	r.tools[t.Name()] = t
+	i, _ := slices.BinarySearch(r.names, t.Name())
+	r.names = slices.Insert(r.names, i, t.Name())
+	return nil
+}
+
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the names of the tools, sorted.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Specs lists the tools as the model sees them, sorted by name.
+func (r *Registry) Specs() []chat.ToolSpec {
+	specs := make([]chat.ToolSpec, len(r.names))
+	for i, name := range r.names {
+		specs[i] = r.tools[name].Spec()
+	}
+	return specs
+}
+
+// Run executes one call. An unknown tool or bad arguments, like any
+// failure the model should read, come back as a result with
+// chat.StatusError; a Go error means the harness itself failed.
+func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult, error) {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return chat.ToolResult{
+			CallID:  call.ID,
+			Status:  chat.StatusError,
+			Content: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(r.names, ", ")),
+		}, nil
+	}
+	res, err := t.Execute(ctx, call.Arguments)
+	if err != nil {
+		return chat.ToolResult{}, fmt.Errorf("run tool: %w", err)
+	}
+	status := chat.StatusOK
+	if res.IsError {
+		status = chat.StatusError
+	}
+	return chat.ToolResult{CallID: call.ID, Status: status, Content: res.Content}, nil
+}
+
+// CallInfo is what an approval policy needs to know about one call.
+type CallInfo struct {
+	// Tool is the tool's name.
+	Tool string
+	// ReadOnly is true when the tool never changes files or runs commands.
+	ReadOnly bool
+	// Args is the decoded argument struct, e.g. an EditFileArgs value.
+	Args any
+	// Paths are the files or directories a file tool's call names,
+	// relative to the workspace root with forward slashes ("." is the
+	// root) and with symbolic links resolved, so that an alias cannot
+	// dodge a rule about its target. A path the workspace refuses is
+	// given as sent and listed in Refused too: the tool will refuse the
+	// call.
+	Paths []string
+	// Refused lists the paths that are outside the workspace or invalid.
+	Refused []string
+	// Command is the shell command of a bash call.
+	Command string
+}
+
+// Inspect decodes a call for an approval policy without running it. The
+// error is an *ArgsError for arguments the tool would refuse, or an error
+// for an unknown tool.
+func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return CallInfo{}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
+	}
+	args, err := t.Decode(call.Arguments)
+	if err != nil {
+		return CallInfo{}, err
+	}
+	info := CallInfo{Tool: t.Name(), ReadOnly: t.ReadOnly(), Args: args}
+	if pa, ok := args.(PathArgs); ok {
+		for _, p := range pa.Paths() {
+			rel, err := r.ws.Resolve(p)
+			if err != nil {
+				var pe *PathError
+				if errors.As(err, &pe) {
+					info.Refused = append(info.Refused, p)
+					info.Paths = append(info.Paths, p)
+					continue
+				}
+				// Resolution failed for another reason (a loop, a
+				// permission): fall back to the lexical path.
+				if rel, err = r.ws.Rel(p); err != nil {
+					info.Refused = append(info.Refused, p)
+					info.Paths = append(info.Paths, p)
+					continue
+				}
+			}
+			info.Paths = append(info.Paths, display(rel))
+		}
+	}
+	if b, ok := args.(BashArgs); ok {
+		info.Command = b.Command
+	}
+	return info, nil
+}

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+)
+
+// Result is what a tool tells the model about one call.
+type Result struct {
+	// Content is the text the model reads.
+	Content string
+	// IsError marks a failure the model should read and act on (a missing
+	// file, an ambiguous edit, a non-zero exit). Failures of the harness
+	// itself are Go errors instead.
+	IsError bool
+}
+
+// OK returns a successful result.
+func OK(content string) Result { return Result{Content: content} }
+
+// Fail returns a failed result whose content is formatted like fmt.Sprintf.
+func Fail(format string, a ...any) Result {
+	return Result{Content: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// PathArgs is implemented by the argument types of tools that read or
+// write files. Paths returns the paths a call names, as the model sent
+// them; an approval policy reads them through Registry.Inspect.
+type PathArgs interface {
+	Paths() []string
+}
+
+// Tool is one tool the model can call: a name, a description, a JSON
+// Schema generated from a typed argument struct, and the function that
+// runs it. Build one with New.
+type Tool struct {
+	name        string
+	description string
+	readOnly    bool
+	params      json.RawMessage
+	args        *argSchema
+	decode      func(raw []byte) (any, error)
+	execute     func(ctx context.Context, args any) (Result, error)
+}
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// New defines a tool whose arguments are a JSON object decoded into A, a
+// struct whose fields carry json tags (fields tagged omitempty or
+// omitzero are optional, the others required) and `jsonschema:"..."`
+// tags with their descriptions. The JSON Schema the model sees is
+// generated from A; arguments are validated against it, strictly
+// (unknown fields are refused), before fn runs, and a mismatch comes back
+// to the model as an error result that says what was wrong.
+//
+// readOnly declares that the tool never changes anything; approval
+// policies let such tools run without asking.
+//
+// New panics when name is not 1 to 64 letters, digits, '_' or '-', or
+// when no schema can be generated for A: both are programming errors,
+// like a bad pattern given to regexp.MustCompile.
+func New[A any](name, description string, readOnly bool, fn func(ctx context.Context, args A) (Result, error)) *Tool {
+	if !toolName.MatchString(name) {
+		panic(fmt.Sprintf("tools.New: invalid tool name %q", name))
+	}
+	schema, err := jsonschema.For[A](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
+	}
+	if schema.Type != "object" {
+		panic(fmt.Sprintf("tools.New(%s): arguments must be a struct, not %T", name, *new(A)))
+	}
+	params, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
+	}
+	as, err := newArgSchema(name, schema)
+	if err != nil {
+		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
+	}
+	return &Tool{
+		name:        name,
+		description: description,
+		readOnly:    readOnly,
+		params:      params,
+		args:        as,
+		decode: func(raw []byte) (any, error) {
+			var a A
+			if err := as.decode(raw, &a); err != nil {
+				return nil, err
+			}
+			return a, nil
+		},
+		execute: func(ctx context.Context, args any) (Result, error) {
+			return fn(ctx, args.(A))
+		},
+	}
+}
+
+// Name returns the name the model calls the tool by.
+func (t *Tool) Name() string { return t.name }
+
+// Description returns the description the model reads.
+func (t *Tool) Description() string { return t.description }
+
+// ReadOnly reports whether the tool never changes files or runs commands.
+func (t *Tool) ReadOnly() bool { return t.readOnly }
+
+// Parameters returns the JSON Schema of the tool's arguments.
+func (t *Tool) Parameters() json.RawMessage { return t.params }
+
+// Spec returns the tool as the model sees it.
+func (t *Tool) Spec() chat.ToolSpec {
+	return chat.ToolSpec{Name: t.name, Description: t.description, Parameters: t.params}
+}
+
+// Decode validates arguments (the raw JSON text of a call; empty means
+// {}) and returns them as the tool's typed argument struct, e.g. a
+// ReadFileArgs value. The error is an *ArgsError written for the model.
+func (t *Tool) Decode(arguments string) (any, error) {
+	return t.decode([]byte(arguments))
+}
+
+// Execute decodes arguments and runs the tool. Bad arguments become an
+// error result; a Go error is a failure of the harness.
+func (t *Tool) Execute(ctx context.Context, arguments string) (Result, error) {
+	args, err := t.decode([]byte(arguments))
+	if err != nil {
+		return Result{Content: err.Error(), IsError: true}, nil
+	}
+	res, err := t.execute(ctx, args)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", t.name, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,71 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+//go:embed descriptions/write_file.md
+var writeFileDescription string
+
+// WriteFileArgs are the arguments of write_file.
+type WriteFileArgs struct {
+	Path    string `json:"path" jsonschema:"The file to write, relative to the workspace root. Missing parent directories are created."`
+	Content string `json:"content" jsonschema:"The complete new content of the file."`
+}
+
+// Paths returns the file the call writes.
+func (a WriteFileArgs) Paths() []string { return []string{a.Path} }
+
+func (r *Registry) writeFileTool() *Tool {
+	return New("write_file", writeFileDescription, false, r.writeFile)
+}
+
+func (r *Registry) writeFile(ctx context.Context, a WriteFileArgs) (Result, error) {
+	rel, err := r.ws.Resolve(a.Path)
+	if err != nil {
+		return r.ws.failPath(a.Path, err), nil
+	}
+	if rel == "." {
+		return Fail("%s is the workspace root, not a file.", quotePath(a.Path)), nil
+	}
+	shown := display(rel)
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+
+	mode := newFileMode
+	verb := "created"
+	f, fi, err := r.ws.openRegular(rel)
+	switch {
+	case err == nil:
+		cur, err := stampFile(f, fi)
+		f.Close()
+		if err != nil {
+			return Fail("Cannot read the current %s: %v.", shown, err), nil
+		}
+		if why := r.files.check(rel, cur, "overwrite"); why != "" {
+			return Fail("%s", why), nil
+		}
+		mode, verb = keepMode(fi), "replaced"
+	case errors.Is(err, fs.ErrNotExist):
+		if dir := filepath.Dir(rel); dir != "." {
+			if err := r.ws.root.MkdirAll(dir, 0o755); err != nil {
+				return r.ws.failPath(filepath.Dir(a.Path), err), nil
+			}
+		}
+	default:
+		return r.ws.failPath(a.Path, err), nil
+	}
+
+	if err := r.ws.writeAtomic(rel, []byte(a.Content), mode); err != nil {
+		return Fail("Could not write %s: %v. The file was left as it was.", shown, r.ws.fileError(a.Path, err)), nil
+	}
+	if fi, err := r.ws.root.Stat(rel); err == nil {
+		r.files.record(rel, stampOf(fi, []byte(a.Content)))
+	}
+	return OK(fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)), nil
+}
