@@ -82,6 +82,24 @@ type ErrorEvent struct {
 	Message string `json:"message"`
 }
 
+// CheckStarted says a turn-end check (gofmt, go vet, a linter, a
+// configured command) began on some files.
+type CheckStarted struct {
+	Check string   `json:"check"`
+	Files []string `json:"files,omitempty"`
+}
+
+// CheckFinished says how a turn-end check ended.
+type CheckFinished struct {
+	Check string `json:"check"`
+	// Status is "ok", "fixed" (e.g. files were formatted), "problems",
+	// "error" (the check itself could not run) or "skipped".
+	Status   string        `json:"status"`
+	Problems int           `json:"problems"`
+	Summary  string        `json:"summary,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
 // TurnFinished is the last event of every Run and Resume.
 type TurnFinished struct {
 	Outcome Outcome `json:"outcome"`
@@ -99,6 +117,8 @@ func (UsageReport) EventType() string      { return "usage" }
 func (Warning) EventType() string          { return "warning" }
 func (ErrorEvent) EventType() string       { return "error" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
+func (CheckStarted) EventType() string     { return "check_started" }
+func (CheckFinished) EventType() string    { return "check_finished" }
 
 // MarshalEvent encodes an event as one JSON object whose "type" field is
 // the event's name, followed by the event's own fields.

@@ -588,6 +588,11 @@ func (w *Worker) end(status Status, reason string, pending []PendingCall, err er
 	return out, err
 }
 
+// Emit adds an event to the Worker's stream, in order with its own events.
+// Built-in hooks use it to report progress (CheckStarted, CheckFinished)
+// from inside a chain.
+func (w *Worker) Emit(e Event) { w.emit(e) }
+
 // emit delivers one event to OnEvent, serialised across goroutines.
 func (w *Worker) emit(e Event) {
 	if w.cfg.OnEvent == nil {
