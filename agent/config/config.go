@@ -30,6 +30,10 @@ type Config struct {
 	Mode        string `json:"mode,omitempty"`
 	MaxRequests int    `json:"max_requests,omitempty"`
 	MaxRetries  int    `json:"max_retries,omitempty"`
+	// Allow and Deny are approval rules such as "bash(go test *)"; the
+	// CLI's --allow and --deny add to them.
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
 

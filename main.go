@@ -1,0 +1,312 @@
+// Command tackle is a terminal coding assistant. This file parses flags,
+// wires the parts together and maps the result to an exit code.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/agent/config"
+	"github.com/tackle-dev/tackle/agent/headless"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/tools"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes, documented in README.md and in --help.
+const (
+	exitOK          = 0   // the run finished
+	exitError       = 1   // an error: the model endpoint, a cut stream, a tool harness failure
+	exitUsage       = 2   // bad flags or no prompt
+	exitDenied      = 3   // a tool call needed approval and was denied, or a hook paused the run
+	exitHookAbort   = 4   // a hook aborted or cancelled the run
+	exitCapped      = 5   // a budget ran out: retry rounds or the request limit
+	exitInterrupted = 130 // interrupted (Ctrl-C / SIGINT, SIGTERM)
+)
+
+const exitCodesHelp = `Exit codes: 0 finished, 1 error, 2 usage error, 3 approval denied or paused, ` +
+	`4 aborted by a hook, 5 capped (retry budget or request limit), 130 interrupted.`
+
+type cli struct {
+	Prompt      string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
+	Output      string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
+	Model       string           `short:"m" env:"TACKLE_MODEL" default:"${model}" help:"Model name as the endpoint knows it."`
+	BaseURL     string           `name:"base-url" env:"OPENAI_BASE_URL" default:"${base_url}" placeholder:"URL" help:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. The API key is read from $$OPENAI_API_KEY."`
+	Yes         bool             `short:"y" help:"Approve every tool call that asks for approval. Without it, a non-interactive run denies such calls and tells the model why."`
+	Mode        string           `enum:"default,accept-edits,yolo,plan" default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
+	Allow       []string         `placeholder:"RULE" sep:"none" help:"Let matching tool calls run without asking, e.g. 'bash(go test *)', 'edit_file(docs/**)', 'read_file'. Each simple command of a shell program must match. Repeatable."`
+	Deny        []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
+	Workspace   string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
+	MaxRequests int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
+	MaxRetries  int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks) per run before the run ends as capped."`
+	Version     kong.VersionFlag `short:"v" help:"Print the version and exit."`
+}
+
+// stdio are the process's streams and environment, injected for tests.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+	// inTTY reports whether in is a terminal.
+	inTTY  bool
+	getenv func(string) string
+}
+
+func main() {
+	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: term.IsTerminal(int(os.Stdin.Fd())), getenv: os.Getenv}
+	os.Exit(run(os.Args[1:], io))
+}
+
+// usageError is an error in how tackle was called.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(args []string, stdio stdio) int {
+	cfg, err := loadConfig(stdio.getenv)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
+		return exitUsage
+	}
+	var c cli
+	exit := -1
+	parser, err := kong.New(&c,
+		kong.Name("tackle"),
+		kong.Description("A terminal coding assistant for any OpenAI-compatible model.\n\n"+
+			"Non-interactive: tackle -p \"fix the failing test\", or echo \"...\" | tackle.\n\n"+
+			"Settings and command hooks can also live in $XDG_CONFIG_HOME/tackle/config.json; "+
+			"flags win over environment variables, which win over the file.\n\n"+exitCodesHelp),
+		kong.Vars{
+			"version":      "tackle " + version,
+			"model":        or(cfg.Model, "gpt-4.1-mini"),
+			"base_url":     cfg.BaseURL,
+			"mode":         or(cfg.Mode, string(approval.Default)),
+			"max_requests": strconv.Itoa(or(cfg.MaxRequests, agent.DefaultMaxRequests)),
+			"max_retries":  strconv.Itoa(or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
+		},
+		kong.Writers(stdio.out, stdio.err),
+		kong.Exit(func(code int) { exit = code }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
+		return exitError
+	}
+	if _, err := parser.Parse(args); err != nil {
+		if exit >= 0 { // --help or --version already answered
+			return exit
+		}
+		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
+		return exitUsage
+	}
+	if exit >= 0 {
+		return exit
+	}
+
+	ctx, stop := interruptContext(stdio.err)
+	defer stop()
+	code, err := runPiped(ctx, c, cfg, stdio)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
+	}
+	return code
+}
+
+// interruptContext returns a context cancelled by the first SIGINT or
+// SIGTERM; a second signal exits at once.
+func interruptContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "tackle: interrupted twice; exiting now")
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// runPiped runs one prompt without a UI and returns the exit code.
+func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
+	prompt, err := readPrompt(c.Prompt, stdio)
+	if err != nil {
+		return exitUsage, err
+	}
+	apiKey := stdio.getenv("OPENAI_API_KEY")
+	if apiKey == "" && c.BaseURL == "" {
+		return exitUsage, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
+	}
+	root, err := filepath.Abs(c.Workspace)
+	if err != nil {
+		return exitUsage, fmt.Errorf("workspace: %w", err)
+	}
+	ws, err := tools.OpenWorkspace(root)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer ws.Close()
+	toolbox := tools.NewRegistry(ws)
+
+	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
+	allow, deny, err := rules.Parse()
+	if err != nil {
+		return exitUsage, err
+	}
+	policy := approval.New(approval.Mode(c.Mode), nil,
+		approval.WithRules(allow, deny),
+		approval.WithWorkspace(ws.Dir()),
+		approval.WithPaths(func(call chat.ToolCall) []string {
+			info, err := toolbox.Inspect(call)
+			if err != nil {
+				return nil
+			}
+			return info.Paths
+		}),
+	)
+	reg := hooks.NewRegistry()
+	reg.PreToolCall(policy.Hook())
+	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: root}); err != nil {
+		return exitUsage, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
+
+	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
+	w := agent.New(agent.Config{
+		Client:          agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL}),
+		Model:           c.Model,
+		System:          agent.SystemPrompt(root),
+		Tools:           toolbox,
+		Hooks:           reg,
+		MaxRequests:     c.MaxRequests,
+		RetryBudget:     c.MaxRetries,
+		OnEvent:         printer.Event,
+		OnApproveAlways: policy.Remember,
+	})
+
+	res := headless.Drive(ctx, w, prompt, c.Yes, stdio.err)
+	code := exitCode(ctx, res)
+	if err := printer.Finish(res, code); err != nil && code == exitOK {
+		return exitError, err
+	}
+	if res.Err != nil {
+		return code, res.Err
+	}
+	switch res.Outcome.Status {
+	case agent.StatusCapped:
+		return code, fmt.Errorf("run capped: %s", res.Outcome.Reason)
+	case agent.StatusPaused:
+		return code, fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)
+	}
+	return code, nil
+}
+
+// exitCode maps how a run ended to the documented exit codes.
+func exitCode(ctx context.Context, res headless.Result) int {
+	var hookErr *agent.HookError
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case errors.As(res.Err, &hookErr):
+		return exitHookAbort
+	case res.Err != nil:
+		return exitError
+	case res.Outcome.Status == agent.StatusCapped:
+		return exitCapped
+	case res.Outcome.Status == agent.StatusPaused, res.Denied > 0:
+		return exitDenied
+	}
+	return exitOK
+}
+
+// loadConfig reads the user config file.
+func loadConfig(getenv func(string) string) (config.Config, error) {
+	path, err := config.UserPath(getenv)
+	if err != nil {
+		return config.Config{}, nil // no home: no user config to read
+	}
+	return config.Load(path)
+}
+
+// or returns v, or def when v is the zero value.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// maxStdin bounds what is read from stdin as a prompt or context.
+const maxStdin = 8 << 20
+
+// readPrompt builds the prompt from -p and stdin: stdin alone is the
+// prompt; with -p it is appended as context.
+func readPrompt(flag string, stdio stdio) (string, error) {
+	var piped string
+	if !stdio.inTTY && stdio.in != nil && (flag == "" || readableStdin(stdio.in)) {
+		b, err := io.ReadAll(io.LimitReader(stdio.in, maxStdin+1))
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > maxStdin {
+			return "", usageError{fmt.Sprintf("stdin is larger than %d MiB", maxStdin>>20)}
+		}
+		piped = strings.TrimSpace(string(b))
+	}
+	switch {
+	case flag != "" && piped != "":
+		return flag + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
+	case flag != "":
+		return flag, nil
+	case piped != "":
+		return piped, nil
+	case stdio.inTTY:
+		return "", usageError{"no prompt: the interactive UI is not built yet; pass -p \"...\" or pipe a prompt on stdin"}
+	default:
+		return "", usageError{"no prompt: pass -p \"...\" or pipe a prompt on stdin"}
+	}
+}
+
+// readableStdin reports whether stdin is a pipe or a file worth reading
+// alongside -p (not a terminal or /dev/null, which would block or be empty).
+func readableStdin(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return true
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&os.ModeNamedPipe != 0 || fi.Mode().IsRegular()
+}
