@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
@@ -550,7 +549,7 @@ func (w *Worker) checkCall(call chat.ToolCall) string {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &obj); err != nil {
 		return fmt.Sprintf("The arguments for %s are not a valid JSON object (%v). You sent: %s\nSend the arguments again as one JSON object matching the tool's schema.",
-			call.Name, err, Quote(args, 200))
+			call.Name, err, chat.Quote(args, 200))
 	}
 	return ""
 }
@@ -616,17 +615,4 @@ func (w *Worker) recorder(by *string) hooks.Recorder {
 			w.emit(Warning{Message: fmt.Sprintf("%s hook %q failed (%s); result: %s", d.Event, d.Hook, d.Error, d.Result)})
 		}
 	}
-}
-
-// Quote returns s cut to at most max bytes (on a UTF-8 boundary) with a
-// note of how much was left out, for quoting model input in messages.
-func Quote(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
 }

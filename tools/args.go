@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tackle-dev/tackle/agent/chat"
 )
 
 // quoteLimit is how much of a bad call the model is shown back.
@@ -27,24 +28,11 @@ type ArgsError struct {
 func (e *ArgsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Invalid arguments for %s: %s.\n", e.Tool, strings.Join(e.Problems, "; "))
-	fmt.Fprintf(&b, "You sent: %s\n", quote(e.Sent, quoteLimit))
+	fmt.Fprintf(&b, "You sent: %s\n", chat.Quote(e.Sent, quoteLimit))
 	b.WriteString("Expected a JSON object with these fields:\n")
 	b.WriteString(e.Expected)
 	b.WriteString("Call the tool again with corrected arguments.")
 	return b.String()
-}
-
-// quote returns s cut to at most n bytes on a UTF-8 boundary, followed by
-// "… (N more bytes)" when something was cut.
-func quote(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // argSchema checks call arguments against a tool's generated schema.
@@ -231,7 +219,7 @@ func jsonIs(v json.RawMessage, t string) bool {
 // describeJSON names the type of a raw JSON value and quotes it briefly.
 func describeJSON(v []byte) string {
 	v = bytes.TrimSpace(v)
-	q := quote(string(v), 40)
+	q := chat.Quote(string(v), 40)
 	switch {
 	case len(v) == 0:
 		return "nothing"

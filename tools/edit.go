@@ -2,14 +2,16 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
+	_ "embed"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/tackle-dev/tackle/agent/chat"
 )
 
 // Limits of edit_file and of the diff it returns.
@@ -155,7 +157,7 @@ func capDiff(diff string) string {
 			break
 		}
 		if len(l) > maxDiffLineBytes {
-			l = quote(strings.TrimSuffix(l, "\n"), maxDiffLineBytes) + "\n"
+			l = chat.Quote(strings.TrimSuffix(l, "\n"), maxDiffLineBytes) + "\n"
 		}
 		b.WriteString(l)
 	}

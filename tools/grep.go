@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +16,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	_ "embed"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/tackle-dev/tackle/agent/chat"
 )
 
 // Caps of grep.
@@ -384,7 +386,7 @@ func showLine(b []byte) string {
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	s := string(b)
 	if len(s) > maxGrepLineBytes {
-		s = quote(s, maxGrepLineBytes)
+		s = chat.Quote(s, maxGrepLineBytes)
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }

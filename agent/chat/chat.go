@@ -3,7 +3,11 @@
 // It depends on nothing else in tackle.
 package chat
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
 
 // Role is who a message is from.
 type Role string
@@ -85,4 +89,18 @@ func (u Usage) Add(o Usage) Usage {
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
 	}
+}
+
+// Quote returns s cut to at most max bytes on a UTF-8 boundary, followed by
+// "… (N more bytes)" when something was cut. It bounds what a message
+// quotes back of what the model sent.
+func Quote(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
 }

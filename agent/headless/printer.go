@@ -201,7 +201,7 @@ func Summary(c chat.ToolCall) string {
 
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return agent.Quote(s, max)
+	return chat.Quote(s, max)
 }
 
 func statusMark(s chat.ResultStatus) string {
@@ -222,7 +222,7 @@ func resultNote(r chat.ToolResult) string {
 		return ""
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(r.Content), "\n")
-	return ": " + agent.Quote(line, 160)
+	return ": " + chat.Quote(line, 160)
 }
 
 func paren(s string) string {
