@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
-	_ "embed"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
