@@ -1,0 +1,375 @@
+package themes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Dir returns the directory that holds user themes for the given environment
+// lookup (os.Getenv in production): $XDG_CONFIG_HOME/tackle/themes, or
+// ~/.config/tackle/themes when XDG_CONFIG_HOME is unset. It returns "" when
+// neither XDG_CONFIG_HOME nor HOME is set.
+func Dir(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); dir != "" {
+		return filepath.Join(dir, "tackle", "themes")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "tackle", "themes")
+	}
+	return ""
+}
+
+// Error is a problem with one theme file. Its message names the file and,
+// where there is one, the field:
+//
+//	themes/ocean.json: palette.accent: "#12345" is not a colour (want #rgb or #rrggbb)
+//	themes/ocean.json:4:15: invalid JSON: invalid character '}' looking for beginning of object key string
+type Error struct {
+	File string
+	// Line and Col locate JSON syntax errors (1-based); zero otherwise.
+	Line, Col int
+	// Field is the dotted path of the offending field ("palette.accent"), or
+	// "" when the problem is with the file as a whole.
+	Field   string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Problem)
+	return b.String()
+}
+
+// Load reads the user themes in dir: every *.json file, in name order. A
+// missing dir is not an error (there are simply no user themes).
+//
+// A theme file looks like this; every palette colour is required, unless
+// "extends" names a built-in theme whose colours (and "dark") fill in the
+// ones the file leaves out:
+//
+//	{
+//	  "name": "ocean",          // optional: defaults to the file name without .json
+//	  "dark": true,             // required unless "extends" is set
+//	  "extends": "dark",        // optional: a built-in theme
+//	  "palette": {"accent": "#5fafd7", "accent2": "#87d7af", ...}
+//	}
+//
+// Unknown fields are errors. Load returns the themes that loaded and, when
+// some files did not, an error joining one [*Error] per problem, each naming
+// the file and the field.
+func Load(dir string) ([]Theme, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("themes: %w", err)
+	}
+	var (
+		themes []Theme
+		errs   []error
+		seen   = map[string]string{} // theme name → file
+	)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		file := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(file)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("themes: %w", err))
+			continue
+		}
+		t, err := parse(file, data, Get)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := seen[t.Name]; dup {
+			errs = append(errs, &Error{File: file, Field: "name",
+				Problem: fmt.Sprintf("theme %q is already defined by %s", t.Name, prev)})
+			continue
+		}
+		seen[t.Name] = file
+		themes = append(themes, t)
+	}
+	return themes, errors.Join(errs...)
+}
+
+// paletteFields maps each palette JSON name to its struct field index, in
+// declaration order.
+var paletteFields = func() []struct {
+	name  string
+	index int
+} {
+	typ := reflect.TypeFor[Palette]()
+	out := make([]struct {
+		name  string
+		index int
+	}, typ.NumField())
+	for i := range typ.NumField() {
+		out[i].name = typ.Field(i).Tag.Get("json")
+		out[i].index = i
+	}
+	return out
+}()
+
+// PaletteFields returns the JSON names of the palette colours, in
+// declaration order.
+func PaletteFields() []string {
+	names := make([]string, len(paletteFields))
+	for i, f := range paletteFields {
+		names[i] = f.name
+	}
+	return names
+}
+
+var topFields = []string{"name", "dark", "extends", "palette"}
+
+// parse decodes and validates one theme file. file is used in error messages;
+// base looks up the theme that "extends" names (nil: extending is not allowed).
+func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, error) {
+	fail := func(field, format string, args ...any) *Error {
+		return &Error{File: file, Field: field, Problem: fmt.Sprintf(format, args...)}
+	}
+
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return Theme{}, jsonError(file, data, "", err)
+	}
+	if top == nil {
+		return Theme{}, fail("", "want a JSON object, got null")
+	}
+
+	var errs []error
+	for _, k := range sortedKeys(top) {
+		if !slices.Contains(topFields, k) {
+			errs = append(errs, fail(k, "unknown field%s (known: %s)", suggest(k, topFields), strings.Join(topFields, ", ")))
+		}
+	}
+
+	t := Theme{Name: strings.TrimSuffix(filepath.Base(file), ".json")}
+	if raw, ok := top["name"]; ok {
+		if err := json.Unmarshal(raw, &t.Name); err != nil {
+			errs = append(errs, fail("name", "want a string, got %s", raw))
+		} else if !validName(t.Name) {
+			errs = append(errs, fail("name", "%q is not a theme name (want letters, digits, '-', '_' or '.')", t.Name))
+		}
+	}
+
+	var parent *Theme
+	if raw, ok := top["extends"]; ok {
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			errs = append(errs, fail("extends", "want a string, got %s", raw))
+		} else if b, ok := lookup(base, name); !ok || b.IsNoColor() {
+			errs = append(errs, fail("extends", "%q is not a built-in theme (want one of %s)", name, builtinNames()))
+		} else {
+			parent = &b
+		}
+	}
+
+	if raw, ok := top["dark"]; ok {
+		if err := json.Unmarshal(raw, &t.Dark); err != nil {
+			errs = append(errs, fail("dark", "want true or false, got %s", raw))
+		}
+	} else if parent != nil {
+		t.Dark = parent.Dark
+	} else if _, hasExtends := top["extends"]; !hasExtends {
+		errs = append(errs, fail("dark", "missing (true for a theme meant for dark backgrounds)"))
+	}
+
+	if parent != nil {
+		t.Palette = parent.Palette
+	}
+	colours := map[string]json.RawMessage{}
+	paletteOK := false
+	if raw, ok := top["palette"]; ok {
+		if err := json.Unmarshal(raw, &colours); err != nil || colours == nil {
+			errs = append(errs, fail("palette", "want an object of colours, got %s", abbreviate(raw)))
+			colours = map[string]json.RawMessage{}
+		} else {
+			paletteOK = true
+		}
+	} else if parent == nil {
+		errs = append(errs, fail("palette", "missing"))
+	}
+	known := PaletteFields()
+	for _, k := range sortedKeys(colours) {
+		if !slices.Contains(known, k) {
+			errs = append(errs, fail("palette."+k, "unknown colour%s", suggest(k, known)))
+		}
+	}
+	pv := reflect.ValueOf(&t.Palette).Elem()
+	var missing []string
+	for _, f := range paletteFields {
+		raw, ok := colours[f.name]
+		if !ok {
+			if parent == nil {
+				missing = append(missing, f.name)
+			}
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			errs = append(errs, fail("palette."+f.name, "want a colour string like \"#89b4fa\", got %s", abbreviate(raw)))
+			continue
+		}
+		c, ok := normaliseColour(s)
+		if !ok {
+			errs = append(errs, fail("palette."+f.name, "%q is not a colour (want #rgb or #rrggbb)", s))
+			continue
+		}
+		pv.Field(f.index).SetString(c)
+	}
+	if len(missing) > 0 && paletteOK {
+		errs = append(errs, fail("palette", "missing %s (every colour is required unless \"extends\" names a built-in theme)", strings.Join(missing, ", ")))
+	}
+
+	if len(errs) > 0 {
+		return Theme{}, errors.Join(errs...)
+	}
+	return t, nil
+}
+
+// jsonError turns an encoding/json error into an [*Error] with a line and
+// column where the decoder reports an offset.
+func jsonError(file string, data []byte, field string, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := position(data, syn.Offset)
+		return &Error{File: file, Line: line, Col: col, Field: field, Problem: "invalid JSON: " + syn.Error()}
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		if typ.Field == "" {
+			return &Error{File: file, Field: field, Problem: "want a JSON object, got " + typ.Value}
+		}
+		line, col := position(data, typ.Offset)
+		return &Error{File: file, Line: line, Col: col, Field: typ.Field, Problem: "want " + typ.Type.String() + ", got " + typ.Value}
+	}
+	return &Error{File: file, Field: field, Problem: "invalid JSON: " + err.Error()}
+}
+
+// position converts a byte offset into a 1-based line and column (the column
+// counts bytes). encoding/json reports the offset just after the bad byte.
+func position(data []byte, offset int64) (line, col int) {
+	off := min(max(int(offset), 1), len(data))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = off - bytes.LastIndexByte(before, '\n') - 1
+	if col < 1 {
+		col = 1
+	}
+	return line, col
+}
+
+// normaliseColour accepts "#rgb" and "#rrggbb" in any case and returns
+// lower-case "#rrggbb".
+func normaliseColour(s string) (string, bool) {
+	if len(s) != 4 && len(s) != 7 || s[0] != '#' {
+		return "", false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", false
+		}
+	}
+	s = strings.ToLower(s)
+	if len(s) == 4 {
+		s = string([]byte{'#', s[1], s[1], s[2], s[2], s[3], s[3]})
+	}
+	return s, true
+}
+
+func validName(s string) bool {
+	if s == "" || s == Auto {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func lookup(f func(string) (Theme, bool), name string) (Theme, bool) {
+	if f == nil {
+		return Theme{}, false
+	}
+	return f(name)
+}
+
+func builtinNames() string { return strings.Join(builtinOrder, ", ") }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func abbreviate(raw json.RawMessage) string {
+	const max = 40
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest known name within a
+// small edit distance, or "".
+func suggest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
