@@ -419,7 +419,7 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 	}
 	want := []string{
 		"text_delta", "usage", "assistant_message", "hook_decision", "paused", "turn_finished",
-		"tool_call_started", "tool_call_finished",
+		"tool_call_started", "hook_decision", "tool_call_finished",
 		"text_delta", "usage", "assistant_message", "turn_finished",
 	}
 	if !slices.Equal(types, want) {
@@ -484,5 +484,23 @@ func TestE2EBadRuleIsUsageError(t *testing.T) {
 	r := e.run("--allow", "bash(go test", "-p", "x")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "bash(go test") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestE2EAPIKeyNeverReachesTheModel(t *testing.T) {
+	e := newE2E(t, "read_env.json")
+	if err := os.WriteFile(filepath.Join(e.workspace, ".env"), []byte("OPENAI_API_KEY=sk-e2e-secret-key\nDEBUG=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("--output", "json", "-p", "what is in .env?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	got := e.toolResult(1, "call_env")
+	if strings.Contains(got, "sk-e2e-secret-key") || !strings.Contains(got, "[REDACTED]") || !strings.Contains(got, "DEBUG=1") {
+		t.Errorf("tool result = %q", got)
+	}
+	if strings.Contains(r.stdout, "sk-e2e-secret-key") {
+		t.Errorf("the key is in the output: %s", r.stdout)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools"
 )
 
@@ -196,6 +197,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 	)
 	reg := hooks.NewRegistry()
 	reg.PreToolCall(policy.Hook())
+	reg.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
 	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: root}); err != nil {
 		return exitUsage, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}

@@ -55,6 +55,14 @@ func bashEnv(base []string) (env, secrets []string) {
 	return env, slices.Compact(secrets)
 }
 
+// SecretValues returns the values of env's secret variables (API keys,
+// tokens, secrets, passwords, OPENAI_*) long enough to scrub from text,
+// longest first, without duplicates.
+func SecretValues(env []string) []string {
+	_, secrets := bashEnv(env)
+	return secrets
+}
+
 // scrubber removes secret values from text.
 type scrubber struct {
 	secrets []string

@@ -1,0 +1,47 @@
+package redact_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/hooks/redact"
+)
+
+func TestRedactsBeforeOtherHooksSeeTheResult(t *testing.T) {
+	reg := hooks.NewRegistry()
+	var seen string
+	// Registered first with the default priority: redaction still runs
+	// before it.
+	reg.PostToolCall(hooktest.Post("observer", func(in *hooks.PostToolInput) hooks.PostToolResult {
+		seen = in.Result.Content
+		return hooks.PostToolResult{}
+	}))
+	reg.PostToolCall(redact.Hook([]string{"sk-test-abcdefgh", "short", "sk-test-abcdefgh-longer"}))
+
+	in := hooks.PostToolInput{
+		Call:   chat.ToolCall{ID: "c", Name: "read_file"},
+		Result: chat.ToolResult{Content: "KEY=sk-test-abcdefgh\nOTHER=sk-test-abcdefgh-longer\nshort stays"},
+	}
+	if res := reg.RunPostToolCall(context.Background(), &in, nil); res.Action != hooks.PostContinue {
+		t.Fatalf("result = %+v", res)
+	}
+	want := "KEY=[REDACTED]\nOTHER=[REDACTED]\nshort stays"
+	if in.Result.Content != want || seen != want {
+		t.Errorf("content = %q, observer saw %q, want %q", in.Result.Content, seen, want)
+	}
+	if strings.Contains(seen, "sk-test") {
+		t.Error("a later hook saw the secret")
+	}
+}
+
+func TestNoSecretsLeavesContentAlone(t *testing.T) {
+	h := redact.Hook(nil)
+	in := hooks.PostToolInput{Result: chat.ToolResult{Content: "[REDACTED] is just text"}}
+	if _, err := h.Run(context.Background(), &in); err != nil || in.Result.Content != "[REDACTED] is just text" {
+		t.Errorf("content = %q, %v", in.Result.Content, err)
+	}
+}
