@@ -47,10 +47,12 @@ func (t Theme) Glamour() ansi.StyleConfig {
 	}
 
 	s := ansi.StyleConfig{
-		Document: ansi.StyleBlock{
-			StylePrimitive: ansi.StylePrimitive{Color: c(p.Foreground)},
-			Margin:         ptr[uint](0),
-		},
+		// The foreground colour goes on text, not on the document: glamour
+		// pads every line to the wrap width with spaces in the block's style,
+		// and a coloured document makes each pad space an escape sequence
+		// (ten times the work for a short line).
+		Document: ansi.StyleBlock{Margin: ptr[uint](0)},
+		Text:     ansi.StylePrimitive{Color: c(p.Foreground)},
 		BlockQuote: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{Color: c(p.Muted), Italic: yes},
 			Indent:         ptr[uint](1),
@@ -73,8 +75,8 @@ func (t Theme) Glamour() ansi.StyleConfig {
 		Strong:         ansi.StylePrimitive{Bold: yes},
 		HorizontalRule: ansi.StylePrimitive{Color: c(p.Subtle), Format: "\n" + glyph("────────", "--------") + "\n"},
 
-		Item:        ansi.StylePrimitive{BlockPrefix: glyph("• ", "* ")},
-		Enumeration: ansi.StylePrimitive{BlockPrefix: ". "},
+		Item:        ansi.StylePrimitive{BlockPrefix: glyph("• ", "* "), Color: c(p.Accent)},
+		Enumeration: ansi.StylePrimitive{BlockPrefix: ". ", Color: c(p.Accent)},
 		Task:        ansi.StyleTask{Ticked: glyph("[✓] ", "[x] "), Unticked: "[ ] "},
 
 		Link:      ansi.StylePrimitive{Color: c(p.Info), Underline: yes},
@@ -87,12 +89,7 @@ func (t Theme) Glamour() ansi.StyleConfig {
 			Prefix: "\u00a0", Suffix: "\u00a0",
 			Color: c(p.Accent2), BackgroundColor: c(p.CodeBackground),
 		}},
-		CodeBlock: ansi.StyleCodeBlock{
-			StyleBlock: ansi.StyleBlock{
-				StylePrimitive: ansi.StylePrimitive{Color: c(p.Foreground)},
-				Margin:         ptr[uint](2),
-			},
-		},
+		CodeBlock: ansi.StyleCodeBlock{StyleBlock: ansi.StyleBlock{Margin: ptr[uint](2)}},
 
 		Table: ansi.StyleTable{
 			CenterSeparator: ptr(glyph("┼", "|")),
@@ -104,7 +101,7 @@ func (t Theme) Glamour() ansi.StyleConfig {
 	}
 	if plain {
 		// Without colours, inline code keeps its backticks.
-		s.Code = ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{BlockPrefix: "`", BlockSuffix: "`"}}
+		s.Code = ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "`", Suffix: "`"}}
 	} else {
 		s.CodeBlock.Theme = registerChroma(p)
 	}

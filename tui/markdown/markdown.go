@@ -5,38 +5,43 @@
 // A [Stream] splits its source into top-level markdown blocks (paragraphs,
 // fenced code blocks, lists, headings, tables, quotes…). A block is finished
 // once the next one has started; it is then rendered once per width and
-// cached. Only the open block at the end — the tail — is rendered again
-// when the text changes, so each frame costs about the same whether the
-// message is one paragraph or two hundred kilobytes long.
+// cached. Only the open block at the end — the tail — is drawn again as
+// text arrives, and cheaply (see [Stream.Render]), so a frame costs about
+// the same whether the message is one paragraph or two hundred kilobytes.
 //
-// Rendered blocks are tidied ([normalize]) and joined by one blank line,
-// which gives the same text as rendering the whole document at once: see
-// TestBlockwiseMatchesWholeDocument for the comparison and its documented
-// differences.
+// Rendered blocks are tidied (invisible trailing spaces and the blank lines
+// around each block dropped) and joined by one blank line. That gives the
+// same text as rendering the whole document at once, except that glamour
+// puts two blank lines after a list that ends in a nested list, where this
+// package puts one (TestBlockwiseMatchesWholeDocument checks this).
 package markdown
 
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/ansi"
 )
 
-// maxWidths bounds the number of cached glamour renderers.
-const maxWidths = 8
-
 // MinWidth is the narrowest width rendered; smaller widths are raised to it.
 const MinWidth = 10
 
+// maxWidths bounds the number of cached glamour renderers.
+const maxWidths = 8
+
 // Renderer renders markdown in one glamour style. It keeps one glamour
 // renderer per width, made on first use. A Renderer is safe for concurrent
-// use; the renders themselves are serialised per width.
+// use (renders at one width take turns); a [Stream] is not.
 type Renderer struct {
-	style ansi.StyleConfig
+	style      ansi.StyleConfig
+	codeIndent string // how far code blocks are indented, for plain code lines
 
 	mu    sync.Mutex
 	terms map[int]*term
+
+	calls atomic.Int64 // glamour renders, for tests
 }
 
 // term is a glamour renderer for one width. glamour's renderers keep state
@@ -49,39 +54,43 @@ type term struct {
 // NewRenderer returns a renderer for the given glamour style, such as
 // themes.Theme.Glamour().
 func NewRenderer(style ansi.StyleConfig) *Renderer {
-	return &Renderer{style: style, terms: map[int]*term{}}
+	indent := uint(0)
+	for _, n := range []*uint{style.Document.Margin, style.Document.Indent, style.CodeBlock.Margin, style.CodeBlock.Indent} {
+		if n != nil {
+			indent += *n
+		}
+	}
+	return &Renderer{
+		style:      style,
+		codeIndent: strings.Repeat(" ", int(indent)),
+		terms:      map[int]*term{},
+	}
 }
 
-// Render renders a whole markdown document at the given width, block by
-// block exactly as a [Stream] does, with no caching. The result has no
-// trailing newline.
+// Render renders a whole markdown document at width (at least [MinWidth])
+// block by block, exactly as a finished [Stream] does, with no caching. The
+// result has no trailing newline.
 func (r *Renderer) Render(src string, width int) string {
 	var b strings.Builder
 	for _, blk := range splitBlocks(src) {
-		out := r.renderBlock(blk, width)
-		if out == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(out)
+		appendBlock(&b, r.renderBlock(blk, width))
 	}
 	return b.String()
 }
 
-// renderBlock renders one block (or any markdown) and normalises the
-// result. If glamour fails, the source is shown as it is.
+// renderBlock renders one block (or any markdown) and tidies the result. If
+// glamour fails, the source is shown as it is.
 func (r *Renderer) renderBlock(src string, width int) string {
 	out, err := r.glamour(expandTabs(src), width)
 	if err != nil {
-		return strings.TrimRight(src, "\n")
+		return strings.TrimRight(src, "\r\n")
 	}
 	return normalize(out)
 }
 
-// glamour renders src with the glamour renderer for width, unnormalised.
+// glamour renders src with the glamour renderer for width, as it comes.
 func (r *Renderer) glamour(src string, width int) (string, error) {
+	r.calls.Add(1)
 	t, err := r.term(max(width, MinWidth))
 	if err != nil {
 		return "", err
@@ -104,7 +113,7 @@ func (r *Renderer) term(width int) (*term, error) {
 	tr, err := glamour.NewTermRenderer(
 		glamour.WithStyles(r.style),
 		glamour.WithWordWrap(width),
-		// The style's colours go out as they are (24-bit for hex colours);
+		// Colours go out as the style has them (24-bit for hex colours);
 		// the terminal program downsamples to what the terminal supports.
 		glamour.WithChromaFormatter("terminal16m"),
 	)
@@ -114,6 +123,18 @@ func (r *Renderer) term(width int) (*term, error) {
 	t := &term{tr: tr}
 	r.terms[width] = t
 	return t, nil
+}
+
+// appendBlock adds a rendered block to a document, one blank line after the
+// previous block; empty blocks are left out.
+func appendBlock(doc *strings.Builder, out string) {
+	if out == "" {
+		return
+	}
+	if doc.Len() > 0 {
+		doc.WriteString("\n\n")
+	}
+	doc.WriteString(out)
 }
 
 // expandTabs replaces tabs with spaces up to the next multiple of 4 columns,
