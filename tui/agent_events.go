@@ -1,0 +1,310 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/approval"
+)
+
+// startTurn shows the user's message and runs a turn with it.
+func (m *Model) startTurn(text string) tea.Cmd {
+	m.transcript.add(&userEntry{text: text})
+	m.transcript.toBottom()
+	m.turnStart = m.now()
+	m.retry = ""
+	m.checks = nil
+	clear(m.tools)
+	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, text)
+}
+
+// resume answers a paused run.
+func (m *Model) resume(decisions []agent.Decision) tea.Cmd {
+	return resumeAgent(m.beginRun(), m.agent, m.bridge, m.runs, decisions)
+}
+
+// beginRun marks a Run or Resume in progress and returns its context,
+// which Esc and Ctrl+C cancel.
+func (m *Model) beginRun() context.Context {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.interrupting = true, cancel, false
+	return ctx
+}
+
+// interrupt cancels the run in progress; the Worker runs its on_abort
+// hooks and Run returns.
+func (m *Model) interrupt() {
+	if m.running && m.cancel != nil {
+		m.cancel()
+		m.interrupting = true
+	}
+}
+
+// eventsArrived shows a batch of the Worker's events, and then the end
+// of a run that was waiting for them.
+func (m *Model) eventsArrived(msg eventsMsg) tea.Cmd {
+	for _, e := range msg.events {
+		m.applyEvent(e)
+	}
+	m.applied = max(m.applied, msg.upTo)
+	if d := m.doneWaiting; d != nil && m.applied >= d.events {
+		m.doneWaiting = nil
+		return m.runDone(*d)
+	}
+	return nil
+}
+
+func (m *Model) applyEvent(ev agent.Event) {
+	switch e := ev.(type) {
+	case agent.TextDelta:
+		if e.Text == "" {
+			return
+		}
+		if m.streaming == nil {
+			m.streaming = &assistantEntry{stream: m.md.NewStream()}
+			m.transcript.add(m.streaming)
+		}
+		m.streaming.write(e.Text)
+	case agent.AssistantMessage:
+		m.assistantMessage(e.Message)
+	case agent.ModelRetry:
+		m.note(noteRetry, fmt.Sprintf("model request failed (%s); retrying in %s", firstLine(e.Err), e.Wait.Round(time.Millisecond)))
+	case agent.ToolCallStarted:
+		t := m.tool(e.Call)
+		t.call, t.state = e.Call, toolRunning
+		t.touch()
+	case agent.ToolCallFinished:
+		t := m.tool(e.Call)
+		t.call, t.state, t.result, t.took = e.Call, toolDone, e.Result, e.Duration
+		t.touch()
+	case agent.HookDecision:
+		if showDecision(e.Decision) {
+			d := e.Decision
+			m.note(noteHook, joinNonEmpty(" — ", fmt.Sprintf("%s hook %s: %s", d.Event, d.Hook, d.Result), firstLine(d.Reason)))
+		}
+	case agent.RetryPushed:
+		m.retry = fmt.Sprintf("retry %d/%d", e.Round, e.Max)
+		if m.checks != nil && m.lastEntry() == entry(m.checks) {
+			m.checks.retry = m.retry
+			m.checks.touch()
+			return
+		}
+		var feedback string
+		if len(e.Messages) > 0 {
+			feedback = firstLine(e.Messages[0].Content)
+		}
+		m.note(noteRetry, joinNonEmpty(": ", fmt.Sprintf("%s pushed feedback to the model (%s)", e.Hook, m.retry), feedback))
+	case agent.UsageReport:
+		m.usage = m.usage.Add(e.Request)
+		m.ctxSize = e.Request.PromptTokens
+	case agent.Warning:
+		m.note(noteWarn, e.Message)
+	case agent.CheckStarted:
+		if m.checks == nil || m.lastEntry() != entry(m.checks) {
+			m.checks = &checksEntry{}
+			m.transcript.add(m.checks)
+		}
+		m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
+		m.checks.touch()
+	case agent.CheckFinished:
+		if m.checks == nil {
+			m.checks = &checksEntry{}
+			m.transcript.add(m.checks)
+		}
+		c := m.checks.find(e.Check)
+		if c == nil || c.status != "" {
+			m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
+			c = &m.checks.checks[len(m.checks.checks)-1]
+		}
+		c.status, c.problems, c.summary = e.Status, e.Problems, e.Summary
+		m.checks.touch()
+	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:
+		// The run's outcome, which follows, says the same.
+	}
+}
+
+// assistantMessage ends the streamed text of one model reply and shows
+// the tool calls it asks for.
+func (m *Model) assistantMessage(msg chat.Message) {
+	if m.streaming != nil {
+		m.streaming.finish()
+		m.streaming = nil
+	} else if strings.TrimSpace(msg.Content) != "" {
+		a := &assistantEntry{stream: m.md.NewStream()}
+		a.write(msg.Content)
+		a.finish()
+		m.transcript.add(a)
+	}
+	for _, c := range msg.ToolCalls {
+		m.tool(c)
+	}
+}
+
+// tool finds the entry of a call, adding it when it is new.
+func (m *Model) tool(c chat.ToolCall) *toolEntry {
+	if t, ok := m.tools[c.ID]; ok && c.ID != "" {
+		return t
+	}
+	t := &toolEntry{call: c}
+	m.tools[c.ID] = t
+	m.transcript.add(t)
+	return t
+}
+
+// showDecision reports whether a hook decision gets a line of its own.
+// Continuing is not news; the approval policy's pauses and skips show on
+// the tool's line and in the approval dialog; pushed feedback shows as a
+// retry.
+func showDecision(d hooks.Decision) bool {
+	switch d.Result {
+	case "continue", "finish", "done", "continue_with_messages":
+		return false
+	}
+	if d.Event == hooks.PreToolCall && d.Hook == approval.HookName && (d.Result == "pause" || d.Result == "skip") {
+		return false
+	}
+	return true
+}
+
+func (m *Model) note(kind noteKind, text string) {
+	m.transcript.add(&noteEntry{kind: kind, text: text})
+}
+
+func (m *Model) lastEntry() entry {
+	if n := len(m.transcript.entries); n > 0 {
+		return m.transcript.entries[n-1]
+	}
+	return nil
+}
+
+// runDone handles the end of Run or Resume. The events the run emitted
+// are shown first: if some are still on their way, the end waits for them.
+func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
+	if m.applied < msg.events {
+		m.doneWaiting = &msg
+		return nil
+	}
+	m.running = false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if m.streaming != nil {
+		m.streaming.finish()
+		m.streaming = nil
+	}
+	interrupted := m.interrupting && isInterrupt(msg.err)
+	m.interrupting = false
+
+	if msg.err == nil && msg.outcome.Status == agent.StatusPaused {
+		if m.quitting {
+			// Quitting while a call waits: answer it with an abort.
+			return m.resume(abortAll(msg.outcome.Pending, "the user quit"))
+		}
+		return m.paused(msg.outcome)
+	}
+
+	for _, t := range m.tools {
+		if t.live() {
+			t.state = toolNotRun
+			t.touch()
+		}
+	}
+	switch {
+	case interrupted:
+		m.note(noteInterrupted, "interrupted")
+	case msg.err != nil:
+		m.note(noteError, msg.err.Error())
+	case msg.outcome.Status == agent.StatusCapped:
+		m.note(noteWarn, "stopped: "+msg.outcome.Reason)
+	}
+	m.retry = ""
+	m.checks = nil
+	if m.quitting {
+		return m.quitNow()
+	}
+	return m.nextQueued(interrupted)
+}
+
+// isInterrupt reports whether a run ended because the user stopped it.
+func isInterrupt(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, agent.ErrUserAbort)
+}
+
+// paused shows the dialog that answers a paused run.
+func (m *Model) paused(out agent.Outcome) tea.Cmd {
+	if len(out.Pending) == 0 {
+		m.pushDialog(newTurnPauseDialog(out.Reason))
+		return nil
+	}
+	for _, p := range out.Pending {
+		t := m.tool(p.Call)
+		t.state = toolWaiting
+		t.touch()
+	}
+	var always func(chat.ToolCall) []string
+	if m.opts.Policy != nil {
+		always = func(c chat.ToolCall) []string {
+			var out []string
+			for _, r := range m.opts.Policy.AlwaysRules(c) {
+				out = append(out, r.String())
+			}
+			return out
+		}
+	}
+	d := newApprovalDialog(&m.styles, out.Pending, always)
+	m.pushDialog(d)
+	var cmds []tea.Cmd
+	if m.opts.ReadFile != nil {
+		for id, path := range d.filesToRead() {
+			cmds = append(cmds, readFile(m.opts.ReadFile, id, path))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// abortAll answers every pending call with AbortRun.
+func abortAll(pending []agent.PendingCall, reason string) []agent.Decision {
+	out := make([]agent.Decision, len(pending))
+	for i, p := range pending {
+		out[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.AbortRun, Reason: reason}
+	}
+	return out
+}
+
+// nextQueued sends the first queued prompt. After an interruption the
+// queue goes back into the editor instead: the user stopped the agent
+// and may want to say something else.
+func (m *Model) nextQueued(interrupted bool) tea.Cmd {
+	if len(m.queue) == 0 {
+		return nil
+	}
+	if interrupted {
+		text := strings.Join(m.queue, "\n\n")
+		if cur := m.input.value(); cur != "" {
+			text += "\n\n" + cur
+		}
+		m.queue = nil
+		m.input.setValue(text)
+		return nil
+	}
+	next := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.startTurn(next)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,112 @@
+package tui
+
+import (
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/agent"
+)
+
+// Bridge carries the Worker's events to the UI. The Worker calls Send (its
+// Config.OnEvent) on its own goroutines; Send never blocks on the UI: it
+// appends to a queue, merging a text delta into the delta before it, and
+// wakes the one Cmd that waits for events. Every other event is kept, in
+// order. The UI receives the whole queue as one eventsMsg and issues the
+// wait again (bubbletea's examples/realtime pattern).
+//
+// Events are counted as they are sent. A run's result carries the count
+// at the moment Run returned, so the UI can hold the result back until
+// every event the run emitted has been shown, even when the result
+// overtakes an eventsMsg still on its way.
+type Bridge struct {
+	mu    sync.Mutex
+	sent  uint64 // events sent so far
+	queue []agent.Event
+	text  *strings.Builder // the text delta at the end of queue, still growing
+	wake  chan struct{}    // holds a token while the queue is not empty
+	done  chan struct{}
+	once  sync.Once
+}
+
+// NewBridge returns an empty Bridge.
+func NewBridge() *Bridge {
+	return &Bridge{wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Send queues an event for the UI. It is safe for concurrent use and never
+// waits for the UI.
+func (b *Bridge) Send(e agent.Event) {
+	b.mu.Lock()
+	b.sent++
+	if d, ok := e.(agent.TextDelta); ok {
+		if b.text == nil {
+			b.text = new(strings.Builder)
+			b.queue = append(b.queue, nil) // filled in by take
+		}
+		b.text.WriteString(d.Text)
+	} else {
+		b.seal()
+		b.queue = append(b.queue, e)
+	}
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// seal turns the growing text delta into a queued event; b.mu is held.
+func (b *Bridge) seal() {
+	if b.text != nil {
+		b.queue[len(b.queue)-1] = agent.TextDelta{Text: b.text.String()}
+		b.text = nil
+	}
+}
+
+// take empties the queue; upTo counts the events sent up to the last
+// one taken.
+func (b *Bridge) take() (evs []agent.Event, upTo uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seal()
+	q := b.queue
+	b.queue = nil
+	return q, b.sent
+}
+
+// count is the number of events sent so far.
+func (b *Bridge) count() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sent
+}
+
+// Close releases the Cmd waiting for events. Events sent after Close are
+// dropped when nobody takes them.
+func (b *Bridge) Close() { b.once.Do(func() { close(b.done) }) }
+
+// eventsMsg delivers the events queued since the last one, in order;
+// upTo counts every event sent up to the last of them.
+type eventsMsg struct {
+	events []agent.Event
+	upTo   uint64
+}
+
+// waitForEvents is the Cmd that waits for the Worker's next events. The
+// model issues it again after each eventsMsg. After Close it returns nil.
+func waitForEvents(b *Bridge) tea.Cmd {
+	return func() tea.Msg {
+		for {
+			select {
+			case <-b.wake:
+				if evs, upTo := b.take(); len(evs) > 0 {
+					return eventsMsg{events: evs, upTo: upTo}
+				}
+			case <-b.done:
+				return nil
+			}
+		}
+	}
+}

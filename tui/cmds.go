@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/agent"
+)
+
+// This file holds every Cmd that does I/O or waits: each is a named
+// function that returns a Msg and never touches the model.
+
+// runDoneMsg reports that Run or Resume returned. events counts the
+// events sent on the bridge when it returned: all the run's events.
+type runDoneMsg struct {
+	outcome agent.Outcome
+	err     error
+	events  uint64
+}
+
+// runAgent runs a turn with the user's input.
+func runAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, input string) tea.Cmd {
+	runs.Add(1)
+	return func() tea.Msg {
+		defer runs.Done()
+		out, err := a.Run(ctx, input)
+		return runDoneMsg{outcome: out, err: err, events: b.count()}
+	}
+}
+
+// resumeAgent answers the pending calls of a paused run and goes on.
+func resumeAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, decisions []agent.Decision) tea.Cmd {
+	runs.Add(1)
+	return func() tea.Msg {
+		defer runs.Done()
+		out, err := a.Resume(ctx, decisions)
+		return runDoneMsg{outcome: out, err: err, events: b.count()}
+	}
+}
+
+// maxDiffFile bounds the size of a file read for an approval diff.
+const maxDiffFile = 4 << 20
+
+// readFile reads the file a write_file call would replace, for the
+// approval dialog's diff.
+func readFile(read func(string) ([]byte, error), callID, path string) tea.Cmd {
+	return func() tea.Msg {
+		data, err := read(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fileReadMsg{callID: callID, file: fileContent{missing: true}}
+		case err != nil:
+			return fileReadMsg{callID: callID, file: fileContent{err: err}}
+		case len(data) > maxDiffFile:
+			return fileReadMsg{callID: callID, file: fileContent{err: errors.New("the file is too large to compare")}}
+		}
+		return fileReadMsg{callID: callID, file: fileContent{data: string(data)}}
+	}
+}
+
+// frameMsg asks for a frame: streamed text is drawn.
+type frameMsg struct{}
+
+// ticker makes a Cmd that delivers a message after d: tea.Tick, or in
+// tests something that does not wait.
+type ticker func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+
+func frameTick(tick ticker) tea.Cmd {
+	return tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// spinMsg advances the spinner.
+type spinMsg struct{}
+
+func spinTick(tick ticker) tea.Cmd {
+	return tick(spinFrames.FPS, func(time.Time) tea.Msg { return spinMsg{} })
+}

@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/themes"
+)
+
+// commands are the slash commands, for /help and for telling a command
+// from a message that starts with a path.
+var commands = []string{"help", "clear", "mode", "model", "theme", "quit", "exit"}
+
+// parseCommand reads "/name arg". A first word with another slash in it
+// ("/etc/hosts is broken") is a message, not a command.
+func parseCommand(text string) (name, arg string, ok bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		return "", "", false
+	}
+	word, rest, _ := strings.Cut(text[1:], " ")
+	if word == "" || strings.ContainsAny(word, "/\n") {
+		return "", "", false
+	}
+	return strings.ToLower(word), strings.TrimSpace(rest), true
+}
+
+// command runs a slash command.
+func (m *Model) command(name, arg string) tea.Cmd {
+	switch name {
+	case "help", "?":
+		m.pushDialog(newHelpDialog())
+	case "clear":
+		return m.clearSession()
+	case "mode":
+		m.setMode(arg)
+	case "model":
+		m.setModel(arg)
+	case "theme":
+		m.setThemeByName(arg)
+	case "quit", "exit", "q":
+		return m.quit()
+	default:
+		m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(commands[:6], ", /")))
+	}
+	return nil
+}
+
+// clearSession empties the transcript and, when the UI can make a new
+// Worker, starts a new conversation.
+func (m *Model) clearSession() tea.Cmd {
+	if m.running {
+		m.note(noteWarn, "a turn is running: interrupt it (esc) before /clear")
+		return nil
+	}
+	m.transcript.clear()
+	clear(m.tools)
+	m.checks, m.streaming = nil, nil
+	if m.opts.NewAgent != nil {
+		m.agent = m.opts.NewAgent()
+		m.usage, m.ctxSize = chat.Usage{}, 0
+		m.note(noteInfo, "new conversation")
+	} else {
+		m.note(noteInfo, "screen cleared; the model still has the conversation")
+	}
+	if m.opts.Inline {
+		return tea.ClearScreen
+	}
+	return nil
+}
+
+func (m *Model) setMode(arg string) {
+	if m.opts.Policy == nil {
+		m.note(noteError, "approval modes are not available here")
+		return
+	}
+	if arg == "" {
+		m.note(noteInfo, fmt.Sprintf("approval mode: %s (modes: default, accept-edits, yolo, plan)", m.mode))
+		return
+	}
+	mode, err := approval.ParseMode(arg)
+	if err != nil {
+		m.note(noteError, err.Error())
+		return
+	}
+	m.opts.Policy.SetMode(mode)
+	m.mode = mode
+	m.note(noteInfo, "approval mode: "+string(mode)+" — "+modeHelp[mode])
+}
+
+var modeHelp = map[approval.Mode]string{
+	approval.Default:     "reads run; edits and shell commands ask",
+	approval.AcceptEdits: "reads and edits run; shell commands ask",
+	approval.Yolo:        "everything runs without asking",
+	approval.Plan:        "read-only: edits and shell commands are skipped",
+}
+
+func (m *Model) setModel(arg string) {
+	if arg == "" {
+		m.note(noteInfo, "model: "+m.model+" (/model <name> switches)")
+		return
+	}
+	m.agent.SetModel(arg)
+	m.model = arg
+	m.note(noteInfo, "model: "+arg+" (from the next request)")
+}
+
+func (m *Model) setThemeByName(arg string) {
+	if arg == "" {
+		m.note(noteInfo, fmt.Sprintf("theme: %s (themes: %s)", m.theme.Name, strings.Join(themes.Names(m.opts.UserThemes), ", ")))
+		return
+	}
+	th, err := themes.Resolve(arg, m.darkBG, m.opts.UserThemes)
+	if err != nil {
+		m.note(noteError, err.Error())
+		return
+	}
+	m.themeFixed = arg != themes.Auto
+	m.setTheme(th)
+	m.note(noteInfo, "theme: "+th.Name)
+}

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/themes"
+)
+
+// dialog is a modal drawn over the bottom of the transcript. Dialogs form
+// a stack; the top one gets the keys and answers with an action.
+type dialog interface {
+	// update handles a key, a paste, the mouse wheel or a message meant
+	// for the dialog (such as a file it asked for).
+	update(msg tea.Msg) (dialogAction, tea.Cmd)
+	// layout prepares the dialog for at most width × height cells.
+	layout(st *themes.Styles, width, height int)
+	// view draws the dialog as laid out.
+	view(st *themes.Styles) string
+}
+
+// dialogAction is what a dialog asks the root model to do.
+type dialogAction struct {
+	close bool
+	// decided is the decision just made for one pending call.
+	decided *agent.Decision
+	// decisions, when set, answer every pending call: resume the run.
+	decisions []agent.Decision
+	// interrupt stops the run: every pending call is answered with an
+	// abort.
+	interrupt bool
+	// resume continues a run paused at turn end; stop ends it.
+	resume, stop bool
+}
+
+func (m *Model) pushDialog(d dialog) {
+	m.dialogs = append(m.dialogs, d)
+	m.input.blur()
+	d.layout(&m.styles, m.dialogWidth(), m.dialogHeight())
+}
+
+func (m *Model) popDialog() {
+	if n := len(m.dialogs); n > 0 {
+		m.dialogs = m.dialogs[:n-1]
+	}
+	if len(m.dialogs) == 0 {
+		m.input.focus()
+	}
+}
+
+// dialogKey gives a key to the top dialog.
+func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd { return m.dialogMsg(msg) }
+
+// dialogMsg gives a message to the top dialog and carries out its action.
+func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
+	top := m.dialogs[len(m.dialogs)-1]
+	act, cmd := top.update(msg)
+	return tea.Batch(cmd, m.dialogAction(top, act))
+}
+
+// updateDialogs gives a message to every dialog of the stack (a file read
+// for one of them arrives whether or not it is on top).
+func (m *Model) updateDialogs(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, d := range m.dialogs {
+		_, cmd := d.update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
+	if act.decided != nil {
+		m.showDecided(*act.decided)
+	}
+	if act.close || act.interrupt || act.resume || act.stop {
+		m.popDialog()
+	}
+	switch {
+	case act.interrupt:
+		a, ok := d.(*approvalDialog)
+		if !ok {
+			return nil
+		}
+		m.interrupting = true
+		cmd := m.resume(abortAll(a.pending, "interrupted by the user"))
+		m.interrupting = true
+		return cmd
+	case act.decisions != nil:
+		return m.resume(act.decisions)
+	case act.resume:
+		return m.resume(nil)
+	case act.stop:
+		// A run paused at turn end has no call to abort: resuming it
+		// with a cancelled context ends it, and on_abort hooks run.
+		ctx, cancel := context.WithCancel(m.ctx)
+		cancel()
+		m.running, m.interrupting = true, true
+		return resumeAgent(ctx, m.agent, m.bridge, m.runs, nil)
+	}
+	return nil
+}
+
+// showDecided updates a tool's line with the user's decision.
+func (m *Model) showDecided(d agent.Decision) {
+	t, ok := m.tools[d.CallID]
+	if !ok {
+		return
+	}
+	switch d.Verdict {
+	case agent.Approve, agent.ApproveAlways:
+		t.state = toolProposed
+	case agent.Deny:
+		t.decidedBy = "you"
+	}
+	t.touch()
+}
+
+// ---- a run paused at turn end ----
+
+// turnPauseDialog asks whether a run that an on_turn_end hook paused
+// should go on.
+type turnPauseDialog struct {
+	reason string
+	width  int
+}
+
+func newTurnPauseDialog(reason string) *turnPauseDialog { return &turnPauseDialog{reason: reason} }
+
+func (d *turnPauseDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return dialogAction{}, nil
+	}
+	switch k.String() {
+	case "y", "enter":
+		return dialogAction{resume: true}, nil
+	case "n", "esc", "ctrl+c":
+		return dialogAction{stop: true}, nil
+	}
+	return dialogAction{}, nil
+}
+
+func (d *turnPauseDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
+
+func (d *turnPauseDialog) view(st *themes.Styles) string {
+	inner := max(d.width-4, 8)
+	lines := []string{st.ModalTitle.Render("A hook paused the turn")}
+	if d.reason != "" {
+		lines = append(lines, prefixed(st.ModalReason.Render, plainText(d.reason, st.ControlChar), inner, "", "")...)
+	}
+	lines = append(lines, "")
+	lines = append(lines, flowParts([]string{
+		st.ModalKey.Render("y") + " " + st.ModalHint.Render("go on"),
+		st.ModalKey.Render("n") + " " + st.ModalHint.Render("stop the run"),
+	}, "   ", inner)...)
+	return box(st.ModalBorder, lines, d.width)
+}
+
+// ---- help ----
+
+// helpDialog lists the keys and slash commands.
+type helpDialog struct {
+	lines  []string
+	scroll int
+	rows   int
+	width  int
+}
+
+var helpKeys = [][2]string{
+	{"enter", "send the message (queued while a turn runs)"},
+	{"alt+enter, ctrl+j", "new line"},
+	{"up / down", "previous / next prompt (on the first / last line)"},
+	{"esc", "interrupt the turn"},
+	{"ctrl+c", "interrupt the turn; clear the editor; twice to quit"},
+	{"ctrl+d", "quit (on an empty prompt)"},
+	{"pgup / pgdn", "scroll the transcript by a page"},
+	{"ctrl+up / down", "scroll by a line (and the mouse wheel)"},
+	{"home / end", "top / bottom of the transcript (empty prompt)"},
+	{"ctrl+o", "expand / collapse tool output"},
+}
+
+var helpApproval = [][2]string{
+	{"y", "approve the call"},
+	{"a", "approve, and allow calls like it for this session"},
+	{"n, esc", "deny"},
+	{"d", "deny and tell the model why"},
+	{"ctrl+c", "stop the run"},
+}
+
+var helpCommands = [][2]string{
+	{"/help", "this help"},
+	{"/clear", "start a new conversation"},
+	{"/mode <mode>", "approval mode: default, accept-edits, yolo, plan"},
+	{"/model <name>", "switch the model"},
+	{"/theme <name>", "switch the theme"},
+	{"/quit", "quit"},
+}
+
+func newHelpDialog() *helpDialog { return &helpDialog{} }
+
+func (d *helpDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "up", "k":
+			d.scroll = max(d.scroll-1, 0)
+		case "down", "j":
+			d.scroll = min(d.scroll+1, max(len(d.lines)-d.rows, 0))
+		case "pgup":
+			d.scroll = max(d.scroll-d.rows, 0)
+		case "pgdown", "space":
+			d.scroll = min(d.scroll+d.rows, max(len(d.lines)-d.rows, 0))
+		default:
+			return dialogAction{close: true}, nil
+		}
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			d.scroll = max(d.scroll-wheelLines, 0)
+		} else {
+			d.scroll = min(d.scroll+wheelLines, max(len(d.lines)-d.rows, 0))
+		}
+	}
+	return dialogAction{}, nil
+}
+
+func (d *helpDialog) layout(st *themes.Styles, width, height int) {
+	d.width = width
+	inner := max(width-4, 8)
+	var lines []string
+	section := func(title string, rows [][2]string) {
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, st.ModalTitle.Render(title))
+		kw := 0
+		for _, r := range rows {
+			kw = max(kw, ansi.StringWidth(r[0]))
+		}
+		kw = min(kw, inner/2)
+		for _, r := range rows {
+			k := st.ModalKey.Render(r[0]) + strings.Repeat(" ", max(kw-ansi.StringWidth(r[0]), 0)) + "  "
+			lines = append(lines, prefixed(st.ModalHint.Render, r[1], inner, k, strings.Repeat(" ", kw+2))...)
+		}
+	}
+	section("Keys", helpKeys)
+	section("Approval dialog", helpApproval)
+	section("Commands", helpCommands)
+	d.lines = lines
+	d.rows = max(height-3, 1)
+	d.scroll = min(d.scroll, max(len(d.lines)-d.rows, 0))
+}
+
+func (d *helpDialog) view(st *themes.Styles) string {
+	end := min(d.scroll+d.rows, len(d.lines))
+	lines := append([]string(nil), d.lines[d.scroll:end]...)
+	hint := "any key to close"
+	if end < len(d.lines) {
+		hint = "↓ more (pgdn) · " + hint
+	}
+	lines = append(lines, st.ModalHint.Render(hint))
+	return box(st.ModalBorder, lines, d.width)
+}

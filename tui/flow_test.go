@@ -1,0 +1,259 @@
+package tui
+
+// teatest flows: the real Worker, talking to the scripted OpenAI-compatible
+// server through the real client, with real tools in a temporary
+// workspace, driven through a running Bubble Tea program.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
+)
+
+// probe wraps the root model and publishes the screen after every
+// update, so a test waits for what the user would see.
+type probe struct {
+	m *Model
+
+	mu      sync.Mutex
+	screen  string
+	changed chan struct{} // closed and replaced on every update
+}
+
+func newProbe(m *Model) *probe { return &probe{m: m, changed: make(chan struct{})} }
+
+func (p *probe) Init() tea.Cmd { return p.m.Init() }
+
+func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.m.Update(msg)
+	screen := ansi.Strip(p.m.View().Content)
+	p.mu.Lock()
+	p.screen = screen
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+	return p, cmd
+}
+
+func (p *probe) View() tea.View { return p.m.View() }
+
+// waitFor waits until the screen satisfies cond, failing the test after
+// the deadline. Every update is an event; nothing sleeps.
+func (p *probe) waitFor(t *testing.T, what string, cond func(screen string) bool) string {
+	t.Helper()
+	deadline := time.NewTimer(15 * time.Second)
+	defer deadline.Stop()
+	for {
+		p.mu.Lock()
+		screen, changed := p.screen, p.changed
+		p.mu.Unlock()
+		if cond(screen) {
+			return screen
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
+		}
+	}
+}
+
+func (p *probe) waitText(t *testing.T, text string) string {
+	t.Helper()
+	return p.waitFor(t, "“"+text+"”", func(s string) bool { return strings.Contains(flatten(s), text) })
+}
+
+// flatten joins the screen's lines so a text wrapped across lines is found.
+func flatten(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "│●›⎿")))
+		b.WriteByte(' ')
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// flow is one UI session against a scripted server.
+type flow struct {
+	t         *testing.T
+	srv       *llmtest.Server
+	workspace string
+	tm        *teatest.TestModel
+	p         *probe
+}
+
+func newFlow(t *testing.T, script string) *flow {
+	t.Helper()
+	srv := llmtest.NewServer(t, llmtest.LoadScript(t, filepath.Join("..", "testdata", "e2e", script)))
+	dir := t.TempDir()
+	ws, err := tools.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	toolbox := tools.NewRegistry(ws)
+	policy := approval.New(approval.Default, nil, approval.WithWorkspace(ws.Dir()))
+	reg := hooks.NewRegistry()
+	reg.PreToolCall(policy.Hook())
+
+	bridge := NewBridge()
+	w := agent.New(agent.Config{
+		Client:          agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "sk-test", MaxRetries: -1}),
+		Model:           "flow-model",
+		Tools:           toolbox,
+		Hooks:           reg,
+		OnEvent:         bridge.Send,
+		OnApproveAlways: policy.Remember,
+	})
+	m := New(Options{
+		Agent:   w,
+		Bridge:  bridge,
+		Policy:  policy,
+		Model:   "flow-model",
+		Workdir: dir,
+		Theme:   "dark",
+		Getenv:  func(string) string { return "" },
+	})
+	p := newProbe(m)
+	tm := teatest.NewTestModel(t, p,
+		teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	t.Cleanup(func() {
+		bridge.Close()
+		_ = tm.Quit()
+	})
+	return &flow{t: t, srv: srv, workspace: dir, tm: tm, p: p}
+}
+
+func (f *flow) submit(prompt string) {
+	f.tm.Type(prompt)
+	f.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+func (f *flow) key(k string) { f.tm.Send(keyMsg(k)) }
+
+// quit ends the program with ctrl+d and waits for it.
+func (f *flow) quit() *Model {
+	f.key("ctrl+d")
+	fm := f.tm.FinalModel(f.t, teatest.WithFinalTimeout(10*time.Second))
+	return fm.(*probe).m
+}
+
+// toolResult is the result the server received for a call.
+func (f *flow) toolResult(callID string) string {
+	f.t.Helper()
+	for _, r := range f.srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == chat.RoleTool && m.ToolCallID == callID {
+				return m.Content
+			}
+		}
+	}
+	f.t.Fatalf("no request carried a result for %s", callID)
+	return ""
+}
+
+func TestFlowStreamAnswer(t *testing.T) {
+	f := newFlow(t, "tui_answer.json")
+	f.submit("why does TestParse fail?")
+	f.p.waitText(t, "why does TestParse fail?")
+	screen := f.p.waitText(t, "That is all.")
+	for _, want := range []string{"Plan", "TestParse", "func parse(s string) []string {", "read the test", "fix the split"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, screen)
+		}
+	}
+	screen = f.p.waitFor(t, "the turn to end", func(s string) bool { return !strings.Contains(s, "esc to interrupt") })
+	if !strings.Contains(screen, "1.3k tok") {
+		t.Errorf("the status line does not count the tokens:\n%s", screen)
+	}
+	m := f.quit()
+	if got := m.transcript.all(); !strings.Contains(ansi.Strip(got), "That is all.") {
+		t.Errorf("the transcript written on exit lacks the answer:\n%s", got)
+	}
+}
+
+func TestFlowApproveToolCall(t *testing.T) {
+	f := newFlow(t, "tui_approve.json")
+	f.submit("say hello")
+	screen := f.p.waitText(t, "Allow bash?")
+	if !strings.Contains(screen, "$ echo hello-from-tool | tee ran.txt") {
+		t.Errorf("the modal does not show the command:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(f.workspace, "ran.txt")); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	f.key("y")
+	screen = f.p.waitText(t, "The command printed its greeting.")
+	if !strings.Contains(screen, "✓ bash  echo hello-from-tool | tee ran.txt") || !strings.Contains(screen, "hello-from-tool") {
+		t.Errorf("the tool call is not shown as run:\n%s", screen)
+	}
+	if got := f.toolResult("call_echo"); !strings.Contains(got, "hello-from-tool") {
+		t.Errorf("tool result = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.workspace, "ran.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	f.quit()
+}
+
+func TestFlowDenyWithReason(t *testing.T) {
+	f := newFlow(t, "tui_deny.json")
+	f.submit("say hello")
+	f.p.waitText(t, "Allow bash?")
+	f.key("d")
+	f.p.waitText(t, "deny with this reason")
+	f.tm.Type("use printf instead")
+	f.key("enter")
+	screen := f.p.waitText(t, "Understood: I did not run it.")
+	if !strings.Contains(screen, "denied") || !strings.Contains(screen, "by you: use printf instead") {
+		t.Errorf("the denial is not shown:\n%s", screen)
+	}
+	got := f.toolResult("call_echo")
+	if !strings.HasPrefix(got, "This tool call was denied") || !strings.Contains(got, "use printf instead") {
+		t.Errorf("the model was not told the reason: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.workspace, "ran.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	f.quit()
+}
+
+func TestFlowCancelMidStream(t *testing.T) {
+	f := newFlow(t, "tui_stall.json")
+	f.submit("think hard")
+	select {
+	case <-f.srv.Stalled():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server never stalled")
+	}
+	f.p.waitText(t, "Thinking about it")
+	f.key("esc")
+	screen := f.p.waitText(t, "interrupted")
+	if strings.Contains(screen, "esc to interrupt") {
+		t.Errorf("the turn still runs after the interruption:\n%s", screen)
+	}
+	if !strings.Contains(screen, "Thinking about it") {
+		t.Errorf("the partial answer is gone:\n%s", screen)
+	}
+	// The session goes on: the next prompt can be typed.
+	f.tm.Type("next")
+	f.p.waitFor(t, "the typed text", func(s string) bool { return strings.Contains(s, "› next") })
+	f.key("ctrl+c") // clears the editor
+	f.quit()
+}

@@ -1,0 +1,420 @@
+// Package tui is tackle's interactive terminal UI: a Bubble Tea v2 program
+// on top of the agent's Worker. It shows the conversation as it streams
+// (markdown rendered by tui/markdown in the active theme), tool calls and
+// their results, hook decisions and turn-end checks; asks for approval of
+// paused tool calls in a modal; and takes prompts in a multi-line editor.
+//
+// The Worker never imports this package. Its events reach the UI through a
+// Bridge (its Config.OnEvent is Bridge.Send); Run and Resume run inside
+// Cmds that report back with a runDoneMsg.
+//
+// The root Model is one type whose handlers are split by concern:
+// keys.go (the keyboard and mouse), agent_events.go (the Worker's events
+// and the end of a run), dialogs.go (the dialog stack), commands.go (slash
+// commands) and cmds.go (every Cmd that does I/O).
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tui/markdown"
+)
+
+// Agent is the part of the Worker the UI drives.
+type Agent interface {
+	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
+	SetModel(model string)
+}
+
+// Policy is the part of the approval policy the UI changes and shows.
+type Policy interface {
+	Mode() approval.Mode
+	SetMode(approval.Mode)
+	// AlwaysRules are the session rules approving call "always" adds.
+	AlwaysRules(call chat.ToolCall) []approval.Rule
+}
+
+// Options configure the UI.
+type Options struct {
+	// Agent runs the turns. Its events must reach Bridge (Config.OnEvent
+	// is Bridge.Send).
+	Agent  Agent
+	Bridge *Bridge
+	// NewAgent, when set, starts a fresh conversation for /clear; its
+	// events must reach the same Bridge. Without it /clear only clears the
+	// screen.
+	NewAgent func() Agent
+	// Policy, when set, backs /mode and names the rules "approve always"
+	// adds.
+	Policy Policy
+
+	// Model is the model name shown in the status line.
+	Model string
+	// Workdir is the workspace root, shown in the status line.
+	Workdir string
+	// ReadFile reads a workspace file for the diff of a write_file call
+	// that replaces it; nil shows such calls as new files.
+	ReadFile func(path string) ([]byte, error)
+
+	// Theme names the theme; "" or "auto" picks one from the terminal
+	// background (and NO_COLOR gives no colour). UserThemes are the themes
+	// loaded from the user's theme directory.
+	Theme      string
+	UserThemes []themes.Theme
+	// Getenv reads the environment (NO_COLOR, HOME); nil means os.Getenv.
+	Getenv func(string) string
+
+	// Inline keeps the terminal's normal screen: finished transcript
+	// entries are printed into the terminal's scrollback and only the live
+	// part is redrawn. The default is the full-screen (alternate screen)
+	// mode, which writes the transcript to the terminal when it exits.
+	Inline bool
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// frameInterval spaces the frames that draw streamed text: text deltas in
+// between are coalesced (~30 frames per second).
+const frameInterval = time.Second / 30
+
+var spinFrames = spinner.MiniDot
+
+// Model is the root model of the UI.
+type Model struct {
+	opts   Options
+	agent  Agent
+	bridge *Bridge
+	ctx    context.Context // the session's; each run's context derives from it
+	runs   *sync.WaitGroup // Run and Resume calls in flight
+	tick   ticker
+	now    func() time.Time
+	getenv func(string) string
+
+	width, height int
+	ready         bool // a window size arrived
+
+	theme      themes.Theme
+	themeFixed bool // chosen by the user; the terminal background does not change it
+	darkBG     bool
+	styles     themes.Styles
+	md         *markdown.Renderer
+
+	transcript transcript
+	input      input
+	dialogs    []dialog
+
+	// The run in progress.
+	applied      uint64      // events shown, as counted by the bridge
+	doneWaiting  *runDoneMsg // a run's end, waiting for its last events
+	running      bool
+	cancel       context.CancelFunc
+	interrupting bool
+	turnStart    time.Time
+	streaming    *assistantEntry
+	tools        map[string]*toolEntry
+	checks       *checksEntry
+	retry        string // "retry 1/3" while a turn-end check is being answered
+
+	queue []string // prompts typed while a turn runs, sent after it
+
+	model    string
+	mode     approval.Mode
+	usage    chat.Usage // the session's total
+	ctxSize  int64      // prompt tokens of the last request
+	expanded bool       // tool output shown in full
+
+	spin         int
+	spinning     bool // a spinner tick is scheduled
+	framePending bool // a frame tick is scheduled
+
+	quitArmed bool // ctrl+c once on an idle prompt
+	quitting  bool
+	notice    string // a one-off hint in the status line
+}
+
+// New returns the root model.
+func New(opts Options) *Model {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Bridge == nil {
+		opts.Bridge = NewBridge()
+	}
+	m := &Model{
+		opts:       opts,
+		agent:      opts.Agent,
+		bridge:     opts.Bridge,
+		ctx:        context.Background(),
+		runs:       new(sync.WaitGroup),
+		tick:       tea.Tick,
+		now:        opts.Now,
+		getenv:     opts.Getenv,
+		darkBG:     true,
+		transcript: newTranscript(),
+		tools:      map[string]*toolEntry{},
+		model:      opts.Model,
+	}
+	if opts.Policy != nil {
+		m.mode = opts.Policy.Mode()
+	}
+	name := strings.TrimSpace(opts.Theme)
+	m.themeFixed = name != "" && name != themes.Auto
+	th, err := themes.Select(name, m.getenv, m.darkBG, opts.UserThemes)
+	if err != nil {
+		th, _ = themes.Get("dark")
+		m.notice = err.Error()
+	}
+	m.setTheme(th)
+	m.input = newInput(&m.styles)
+	return m
+}
+
+// Init starts listening to the Worker and asks the terminal for its
+// background colour, which picks the theme unless one was chosen.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitForEvents(m.bridge)}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update dispatches a message to the handler for its kind.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case tea.BackgroundColorMsg:
+		m.backgroundColor(msg.IsDark())
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	case tea.PasteMsg:
+		cmd = m.handlePaste(msg)
+	case tea.MouseWheelMsg:
+		cmd = m.handleWheel(msg)
+	case eventsMsg:
+		cmd = tea.Batch(m.eventsArrived(msg), waitForEvents(m.bridge))
+	case runDoneMsg:
+		cmd = m.runDone(msg)
+	case fileReadMsg:
+		cmd = m.updateDialogs(msg)
+	case frameMsg:
+		m.framePending = false
+		m.layout(true)
+	case spinMsg:
+		cmd = m.spinTick()
+	default:
+		if len(m.dialogs) == 0 {
+			m.input, cmd = m.input.update(msg)
+		}
+	}
+	return m, tea.Batch(cmd, m.afterUpdate())
+}
+
+// afterUpdate lays the transcript out again and schedules what the new
+// state needs: a frame for streamed text, the spinner while work runs,
+// and in inline mode the printing of finished entries.
+func (m *Model) afterUpdate() tea.Cmd {
+	m.layout(false)
+	m.input.refresh(m.theme.Name)
+	var cmds []tea.Cmd
+	if m.streaming != nil && m.streaming.pending && !m.framePending {
+		m.framePending = true
+		cmds = append(cmds, frameTick(m.tick))
+	}
+	if m.busy() && !m.spinning {
+		m.spinning = true
+		cmds = append(cmds, spinTick(m.tick))
+	}
+	if m.opts.Inline && m.ready {
+		if lines := m.transcript.takePrintable(); len(lines) > 0 {
+			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// busy reports whether something is in progress that the spinner shows.
+func (m *Model) busy() bool { return m.running || m.checksRunning() }
+
+func (m *Model) checksRunning() bool { return m.checks != nil && m.checks.live() }
+
+// spinTick advances the spinner and redraws the entries that show it.
+func (m *Model) spinTick() tea.Cmd {
+	m.spinning = false
+	m.spin++
+	for _, t := range m.tools {
+		if t.state == toolRunning {
+			t.touch()
+		}
+	}
+	if m.checks != nil && m.checks.live() {
+		m.checks.touch()
+	}
+	return nil
+}
+
+// renderCtx is the drawing context for the current size and theme.
+func (m *Model) renderCtx() *renderCtx {
+	frames := spinFrames.Frames
+	return &renderCtx{
+		st:       &m.styles,
+		width:    max(m.width, 1),
+		spinner:  frames[m.spin%len(frames)],
+		expanded: m.expanded,
+	}
+}
+
+// layout sizes the parts of the screen and lays the transcript out.
+func (m *Model) layout(frame bool) {
+	if !m.ready {
+		return
+	}
+	m.input.setSize(m.width, m.inputMaxHeight())
+	m.transcript.layout(m.renderCtx(), frame)
+	m.transcript.setHeight(m.transcriptHeight())
+	for _, d := range m.dialogs {
+		d.layout(&m.styles, m.dialogWidth(), m.dialogHeight())
+	}
+}
+
+// inputMaxHeight is how tall the editor may grow.
+func (m *Model) inputMaxHeight() int { return min(10, max(m.height/3, 1)) }
+
+// chromeHeight is the height of everything below the transcript: the rule
+// above the editor, the editor and the status line.
+func (m *Model) chromeHeight() int {
+	if len(m.dialogs) > 0 {
+		return 1 // the status line; a dialog replaces the editor
+	}
+	return 1 + m.input.height() + 1
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.chromeHeight(), 0) }
+
+func (m *Model) dialogWidth() int { return max(min(m.width, 120), 10) }
+
+func (m *Model) dialogHeight() int { return max(m.height-1, 5) }
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.ready = true
+	m.layout(false)
+}
+
+// setTheme switches every style and the markdown renderer to th and
+// renders the transcript again.
+func (m *Model) setTheme(th themes.Theme) {
+	m.theme = th
+	m.styles = th.Styles()
+	m.md = markdown.NewRenderer(th.Glamour())
+	for _, e := range m.transcript.entries {
+		if a, ok := e.(*assistantEntry); ok {
+			a.setStream(m.restream(a.raw.String(), a.finished))
+		}
+		e.base().touch()
+	}
+	if m.input.ta.Width() > 0 {
+		m.input.setStyles(&m.styles)
+	}
+}
+
+// restream renders text again with the current markdown renderer.
+func (m *Model) restream(text string, finished bool) mdStream {
+	s := m.md.NewStream()
+	s.Write(text)
+	if finished {
+		s.Finish()
+	}
+	return s
+}
+
+func (m *Model) backgroundColor(dark bool) {
+	m.darkBG = dark
+	if m.themeFixed {
+		return
+	}
+	th, err := themes.Select(m.opts.Theme, m.getenv, dark, m.opts.UserThemes)
+	if err == nil && th.Name != m.theme.Name {
+		m.setTheme(th)
+	}
+}
+
+// View draws the screen: the transcript (or, inline, its live part), a
+// dialog over it when one is open, the editor and the status line.
+func (m *Model) View() tea.View {
+	if !m.ready || m.quitting && m.opts.Inline {
+		return tea.NewView("")
+	}
+	var rows []string
+	if m.opts.Inline {
+		rows = m.transcript.liveLines(max(m.height-m.chromeHeight()-1, 0))
+	} else {
+		rows = m.transcript.window()
+	}
+	var cursor *tea.Cursor
+	if len(m.dialogs) > 0 {
+		d := strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n")
+		if m.opts.Inline {
+			rows = d
+		} else {
+			keep := max(len(rows)-len(d), 0)
+			rows = append(rows[:keep:keep], d...)
+		}
+	} else {
+		rows = append(rows, m.ruleLine())
+		inputTop := len(rows)
+		rows = append(rows, m.input.lines...)
+		if c := m.input.cursor(); c != nil {
+			c.Y += inputTop
+			cursor = c
+		}
+	}
+	rows = append(rows, m.statusLine())
+	v := tea.NewView(strings.Join(rows, "\n"))
+	v.Cursor = cursor
+	v.AltScreen = !m.opts.Inline
+	if !m.opts.Inline {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	v.WindowTitle = "tackle — " + filepath.Base(m.opts.Workdir)
+	return v
+}
+
+// ruleLine is the line above the editor; it says when the transcript is
+// scrolled up.
+func (m *Model) ruleLine() string {
+	w := max(m.width, 1)
+	label := ""
+	switch {
+	case len(m.queue) > 0:
+		label = " " + plural(len(m.queue), "1 message queued", itoa(len(m.queue))+" messages queued") + " — sent when the turn ends "
+	case !m.opts.Inline && !m.transcript.atBottom():
+		label = " ↓ " + itoa(m.transcript.below()) + " more lines (end / pgdn) "
+	}
+	if label == "" {
+		return m.styles.Subtle.Render(strings.Repeat("─", w))
+	}
+	left := 2
+	rest := max(w-left-lipgloss.Width(label), 0)
+	return truncate(m.styles.Subtle.Render(strings.Repeat("─", left))+m.styles.Muted.Render(label)+m.styles.Subtle.Render(strings.Repeat("─", rest)), w)
+}

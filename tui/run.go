@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// runWait bounds how long Run waits, after the program ended, for a turn
+// that was still running to finish aborting (its on_abort hooks).
+const runWait = 10 * time.Second
+
+// Run runs the UI until the user quits or ctx is cancelled. in and out
+// are the terminal. In full-screen mode the transcript is written to out
+// when the program ends, so the session stays in the terminal's
+// scrollback.
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	m := New(opts)
+	m.ctx = ctx
+	defer m.bridge.Close()
+	p := tea.NewProgram(m,
+		tea.WithContext(ctx),
+		tea.WithInput(in),
+		tea.WithOutput(out),
+		// Ctrl+C is a key (it interrupts a turn); SIGINT from elsewhere
+		// and SIGTERM cancel ctx.
+		tea.WithoutSignalHandler(),
+	)
+	final, err := p.Run()
+	if fm, ok := final.(*Model); ok && fm != nil {
+		m = fm
+	}
+	m.stopRuns(runWait)
+	if !opts.Inline && m.ready && !m.transcript.empty() {
+		m.layout(true)
+		if _, werr := io.WriteString(out, m.transcript.all()); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// stopRuns cancels a run still in progress and waits, at most d, for it
+// to return.
+func (m *Model) stopRuns(d time.Duration) {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		m.runs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// statusLine is the bottom line: what is going on at the left; model,
+// approval mode, tokens, retry round and working directory at the right.
+// When the terminal is narrow, the least useful parts go first.
+func (m *Model) statusLine() string {
+	st := &m.styles
+	w := max(m.width, 1)
+
+	left := m.activity()
+
+	type part struct {
+		text string
+		drop int // higher drops first
+	}
+	parts := []part{
+		{m.model, 2},
+		{string(m.mode), 1},
+	}
+	if m.usage.TotalTokens > 0 {
+		tok := tokens(m.usage.TotalTokens) + " tok"
+		parts = append(parts, part{tok, 3})
+		if m.ctxSize > 0 {
+			parts[len(parts)-1].text += " (ctx " + tokens(m.ctxSize) + ")"
+		}
+	}
+	if m.retry != "" {
+		parts = append(parts, part{m.retry, 0})
+	}
+	if dir := m.displayDir(); dir != "" {
+		parts = append(parts, part{dir, 4})
+	}
+
+	render := func(ps []part) string {
+		var out []string
+		for _, p := range ps {
+			if p.text == "" {
+				continue
+			}
+			style := st.StatusBarValue
+			if p.text == m.retry {
+				style = st.Warn
+			}
+			out = append(out, style.Render(p.text))
+		}
+		return strings.Join(out, st.Subtle.Render(" · "))
+	}
+	right := render(parts)
+	for ansi.StringWidth(left)+2+ansi.StringWidth(right) > w && len(parts) > 0 {
+		worst := 0
+		for i, p := range parts {
+			if p.drop > parts[worst].drop {
+				worst = i
+			}
+		}
+		parts = append(parts[:worst], parts[worst+1:]...)
+		right = render(parts)
+	}
+	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return truncate(left, w)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+// activity says what the session is doing.
+func (m *Model) activity() string {
+	st := &m.styles
+	spin := st.Spinner.Render(spinFrames.Frames[m.spin%len(spinFrames.Frames)])
+	switch {
+	case m.quitting:
+		return spin + st.Muted.Render(" quitting…")
+	case m.interrupting:
+		return spin + st.StatusInterrupted.Render(" interrupting…")
+	case len(m.dialogs) > 0:
+		if _, ok := m.dialogs[len(m.dialogs)-1].(*approvalDialog); ok {
+			return st.Warn.Render("? waiting for your approval")
+		}
+	case m.running:
+		what := " working"
+		if m.streaming != nil {
+			what = " writing"
+		}
+		if m.runningTool() {
+			what = " running tools"
+		}
+		elapsed := m.now().Sub(m.turnStart)
+		return spin + st.Muted.Render(fmt.Sprintf("%s %s", what, formatElapsed(elapsed))) + st.Subtle.Render(" · esc to interrupt")
+	case m.notice != "":
+		return st.Warn.Render(m.notice)
+	case m.checksRunning():
+		return spin + st.Muted.Render(" checking")
+	}
+	if m.notice != "" {
+		return st.Warn.Render(m.notice)
+	}
+	return st.Subtle.Render("/help")
+}
+
+func (m *Model) runningTool() bool {
+	for _, t := range m.tools {
+		if t.state == toolRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// displayDir is the working directory, with the home directory as ~.
+func (m *Model) displayDir() string {
+	dir := m.opts.Workdir
+	if dir == "" {
+		return ""
+	}
+	if home := m.getenv("HOME"); home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			if rel == "." {
+				return "~"
+			}
+			return "~/" + rel
+		}
+	}
+	return dir
+}
+
+// tokens formats a token count: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	default:
+		return strconv.FormatFloat(float64(n)/1_000_000, 'f', 1, 64) + "M"
+	}
+}
+
+func formatElapsed(d interface{ Seconds() float64 }) string {
+	s := int(d.Seconds())
+	if s < 60 {
+		return strconv.Itoa(s) + "s"
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+func truncate(s string, w int) string { return ansi.Truncate(s, max(w, 0), "…") }
+
+func itoa(n int) string { return strconv.Itoa(n) }
