@@ -26,7 +26,9 @@ import (
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tui"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -58,6 +60,8 @@ type cli struct {
 	Workspace   string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
 	MaxRequests int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
 	MaxRetries  int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks) per run before the run ends as capped."`
+	Theme       string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	Inline      bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version     kong.VersionFlag `short:"v" help:"Print the version and exit."`
 }
 
@@ -123,7 +127,11 @@ func run(args []string, stdio stdio) int {
 
 	ctx, stop := interruptContext(stdio.err)
 	defer stop()
-	code, err := runPiped(ctx, c, cfg, stdio)
+	runner := runPiped
+	if c.Prompt == "" && stdio.inTTY {
+		runner = runInteractive
+	}
+	code, err := runner(ctx, c, cfg, stdio)
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
 	}
@@ -230,6 +238,105 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 		return code, fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)
 	}
 	return code, nil
+}
+
+// runInteractive runs the terminal UI (tui) on the terminal until the
+// user quits. The agent is wired as for runPiped; its events reach the UI
+// through a tui.Bridge.
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
+	apiKey := stdio.getenv("OPENAI_API_KEY")
+	if apiKey == "" && c.BaseURL == "" {
+		return exitUsage, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
+	}
+	userThemes, err := themes.Load(themes.Dir(stdio.getenv))
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
+	}
+	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
+		if _, err := themes.Resolve(name, true, userThemes); err != nil {
+			return exitUsage, err
+		}
+	}
+	root, err := filepath.Abs(c.Workspace)
+	if err != nil {
+		return exitUsage, fmt.Errorf("workspace: %w", err)
+	}
+	ws, err := tools.OpenWorkspace(root)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer ws.Close()
+	files, err := os.OpenRoot(ws.Dir())
+	if err != nil {
+		return exitUsage, fmt.Errorf("workspace: %w", err)
+	}
+	defer files.Close()
+	toolbox := tools.NewRegistry(ws)
+
+	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
+	allow, deny, err := rules.Parse()
+	if err != nil {
+		return exitUsage, err
+	}
+	policy := approval.New(approval.Mode(c.Mode), nil,
+		approval.WithRules(allow, deny),
+		approval.WithWorkspace(ws.Dir()),
+		approval.WithPaths(func(call chat.ToolCall) []string {
+			info, err := toolbox.Inspect(call)
+			if err != nil {
+				return nil
+			}
+			return info.Paths
+		}),
+	)
+	reg := hooks.NewRegistry()
+	reg.PreToolCall(policy.Hook())
+	reg.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
+	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: root}); err != nil {
+		return exitUsage, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
+
+	bridge := tui.NewBridge()
+	client := agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
+	newWorker := func() tui.Agent {
+		return agent.New(agent.Config{
+			Client:          client,
+			Model:           c.Model,
+			System:          agent.SystemPrompt(root),
+			Tools:           toolbox,
+			Hooks:           reg,
+			MaxRequests:     c.MaxRequests,
+			RetryBudget:     c.MaxRetries,
+			OnEvent:         bridge.Send,
+			OnApproveAlways: policy.Remember,
+		})
+	}
+	err = tui.Run(ctx, tui.Options{
+		Agent:    newWorker(),
+		NewAgent: newWorker,
+		Bridge:   bridge,
+		Policy:   policy,
+		Model:    c.Model,
+		Workdir:  ws.Dir(),
+		ReadFile: func(path string) ([]byte, error) {
+			rel, err := ws.Rel(path)
+			if err != nil {
+				return nil, err
+			}
+			return files.ReadFile(rel)
+		},
+		Theme:      c.Theme,
+		UserThemes: userThemes,
+		Getenv:     stdio.getenv,
+		Inline:     c.Inline,
+	}, stdio.in, stdio.out)
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted, err
+	case err != nil:
+		return exitError, err
+	}
+	return exitOK, nil
 }
 
 // exitCode maps how a run ended to the documented exit codes.

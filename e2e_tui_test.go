@@ -1,0 +1,197 @@
+package main
+
+// End-to-end tests of the interactive UI: the built binary in a real
+// terminal (tmux), against the scripted OpenAI-compatible server. Keys go
+// in with send-keys; the screen comes back with capture-pane, polled until
+// the expected text appears or a deadline passes.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession is tackle running in a detached tmux session on a private
+// server socket.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+// needTmux returns the tmux binary, or skips the test when tmux is missing
+// outside CI (CI installs it: .ci/run).
+func needTmux(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is required in CI (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	return path
+}
+
+// startTUI starts the binary with args in a 100×30 terminal.
+func (e *e2e) startTUI(args ...string) *tmuxSession {
+	t := e.t
+	t.Helper()
+	needTmux(t)
+	cmd := e.command(args...)
+	var line []string
+	line = append(line, "exec", "env", "-i")
+	for _, kv := range cmd.Env {
+		line = append(line, shellQuote(kv))
+	}
+	line = append(line, "TERM=xterm-256color", shellQuote(tackleBin))
+	for _, a := range args {
+		line = append(line, shellQuote(a))
+	}
+
+	conf := filepath.Join(t.TempDir(), "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g escape-time 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
+	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", "-c", cmd.Dir, strings.Join(line, " "))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen at the end:\n%s", s.capture(true))
+		}
+		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	})
+	return s
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// capture returns the visible screen, or with history everything the
+// terminal holds, scrollback included.
+func (s *tmuxSession) capture(history bool) string {
+	args := []string{"-L", s.socket, "capture-pane", "-p", "-t", s.name}
+	if history {
+		args = append(args, "-S", "-")
+	}
+	out, _ := exec.Command("tmux", args...).Output()
+	return string(out)
+}
+
+// typeText types literally; keys sends tmux key names (Enter, C-d, Escape).
+func (s *tmuxSession) typeText(text string) { s.tmux("send-keys", "-t", s.name, "-l", text) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
+
+// waitFor polls the screen until it contains text.
+func (s *tmuxSession) waitFor(text string) string {
+	s.t.Helper()
+	return s.waitUntil("“"+text+"”", func(screen string) bool { return strings.Contains(screen, text) })
+}
+
+func (s *tmuxSession) waitUntil(what string, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture(false)
+		if cond(screen) {
+			return screen
+		}
+	}
+	s.t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
+	return ""
+}
+
+// waitExit waits for tackle to exit and returns its exit status.
+func (s *tmuxSession) waitExit() int {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("tmux", "-L", s.socket, "display-message", "-p", "-t", s.name, "#{pane_dead} #{pane_dead_status}").Output()
+		if err != nil {
+			s.t.Fatalf("tmux display-message: %v", err)
+		}
+		var dead, status int
+		if _, err := fmt.Sscan(string(out), &dead, &status); err == nil && dead == 1 {
+			return status
+		}
+	}
+	s.t.Fatalf("tackle did not exit; the screen is:\n%s", s.capture(false))
+	return -1
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestE2ETUIApprove(t *testing.T) {
+	e := newE2E(t, "tui_approve.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("say hello")
+	s.keys("Enter")
+	screen := s.waitFor("Allow bash?")
+	if !strings.Contains(screen, "$ echo hello-from-tool | tee ran.txt") {
+		t.Errorf("the modal does not show the command:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	s.keys("y")
+	screen = s.waitFor("The command printed its greeting.")
+	if !strings.Contains(screen, "✓ bash  echo hello-from-tool | tee ran.txt") {
+		t.Errorf("the tool call is not shown as run:\n%s", screen)
+	}
+	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
+		t.Errorf("tool result = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+	// The session stays in the terminal's scrollback after exit.
+	if all := s.capture(true); !strings.Contains(all, "› say hello") || !strings.Contains(all, "The command printed its greeting.") {
+		t.Errorf("the transcript is not in the scrollback after exit:\n%s", all)
+	}
+}
+
+func TestE2ETUIDeny(t *testing.T) {
+	e := newE2E(t, "tui_deny.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("say hello")
+	s.keys("Enter")
+	s.waitFor("Allow bash?")
+	s.keys("n")
+	screen := s.waitFor("Understood: I did not run it.")
+	if !strings.Contains(screen, "✗ bash  echo hello-from-tool | tee ran.txt  denied") {
+		t.Errorf("the denial is not shown:\n%s", screen)
+	}
+	if got := e.toolResult(1, "call_echo"); !strings.HasPrefix(got, "This tool call was denied") {
+		t.Errorf("tool result = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-c")
+	s.waitFor("press ctrl+c again to quit")
+	s.keys("C-c")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+}
