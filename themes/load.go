@@ -161,7 +161,7 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 	var errs []error
 	for _, k := range sortedKeys(top) {
 		if !slices.Contains(topFields, k) {
-			errs = append(errs, fail(k, "unknown field%s (known: %s)", suggest(k, topFields), strings.Join(topFields, ", ")))
+			errs = append(errs, fail(k, "unknown field%s", suggest(k, topFields)))
 		}
 	}
 
@@ -169,9 +169,10 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 	if raw, ok := top["name"]; ok {
 		if err := json.Unmarshal(raw, &t.Name); err != nil {
 			errs = append(errs, fail("name", "want a string, got %s", raw))
-		} else if !validName(t.Name) {
-			errs = append(errs, fail("name", "%q is not a theme name (want letters, digits, '-', '_' or '.')", t.Name))
 		}
+	}
+	if !validName(t.Name) {
+		errs = append(errs, fail("name", "%q is not a theme name (want letters, digits, '-', '_' or '.'; not \"auto\")", t.Name))
 	}
 
 	var parent *Theme
@@ -208,7 +209,7 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 		} else {
 			paletteOK = true
 		}
-	} else if parent == nil {
+	} else if _, hasExtends := top["extends"]; !hasExtends {
 		errs = append(errs, fail("palette", "missing"))
 	}
 	known := PaletteFields()
@@ -239,8 +240,15 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 		}
 		pv.Field(f.index).SetString(c)
 	}
-	if len(missing) > 0 && paletteOK {
-		errs = append(errs, fail("palette", "missing %s (every colour is required unless \"extends\" names a built-in theme)", strings.Join(missing, ", ")))
+	const hint = "every colour is required unless \"extends\" names a built-in theme"
+	switch {
+	case !paletteOK || len(missing) == 0:
+	case len(missing) <= 4:
+		for _, m := range missing {
+			errs = append(errs, fail("palette."+m, "missing (%s)", hint))
+		}
+	default:
+		errs = append(errs, fail("palette", "missing %d colours: %s (%s)", len(missing), strings.Join(missing, ", "), hint))
 	}
 
 	if len(errs) > 0 {
@@ -268,16 +276,12 @@ func jsonError(file string, data []byte, field string, err error) error {
 	return &Error{File: file, Field: field, Problem: "invalid JSON: " + err.Error()}
 }
 
-// position converts a byte offset into a 1-based line and column (the column
-// counts bytes). encoding/json reports the offset just after the bad byte.
+// position returns the 1-based line and column (in bytes) of the byte that
+// encoding/json complained about: its offsets point just after that byte.
 func position(data []byte, offset int64) (line, col int) {
-	off := min(max(int(offset), 1), len(data))
-	before := data[:off]
-	line = 1 + bytes.Count(before, []byte("\n"))
-	col = off - bytes.LastIndexByte(before, '\n') - 1
-	if col < 1 {
-		col = 1
-	}
+	i := min(max(int(offset)-1, 0), len(data)) // index of the bad byte
+	line = 1 + bytes.Count(data[:i], []byte("\n"))
+	col = i - bytes.LastIndexByte(data[:i], '\n')
 	return line, col
 }
 
@@ -340,7 +344,7 @@ func abbreviate(raw json.RawMessage) string {
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest known name within a
-// small edit distance, or "".
+// small edit distance, or the known names.
 func suggest(name string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
@@ -349,7 +353,7 @@ func suggest(name string, known []string) string {
 		}
 	}
 	if best == "" {
-		return ""
+		return " (want one of " + strings.Join(known, ", ") + ")"
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }

@@ -13,10 +13,10 @@ import (
 // exactly like the whole source.
 func TestStreamEqualsWholeRender(t *testing.T) {
 	docs := map[string]string{
-		"answer":    readInput(t, "answer.md"),
-		"code":      readInput(t, "code.md"),
-		"generated": answerDoc(24 << 10),
-		"crlf":      strings.ReplaceAll(readInput(t, "answer.md"), "\n", "\r\n"),
+		"answer":     readInput(t, "answer.md"),
+		"code":       readInput(t, "code.md"),
+		"generated":  answerDoc(24 << 10),
+		"crlf":       strings.ReplaceAll(readInput(t, "answer.md"), "\n", "\r\n"),
 		"open fence": "Some code:\n\n```go\nfunc f() {\n\n\treturn\n",
 	}
 	for _, theme := range []string{"dark", "no-color"} {
