@@ -261,6 +261,7 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		}
 	}
 	d := newApprovalDialog(&m.styles, out.Pending, always)
+	d.canRead = m.opts.ReadFile != nil
 	m.pushDialog(d)
 	var cmds []tea.Cmd
 	if m.opts.ReadFile != nil {

@@ -29,9 +29,10 @@ type approvalDialog struct {
 	// nil when the policy cannot say.
 	always func(chat.ToolCall) []string
 
-	// files holds the current content of files write_file would replace,
-	// by call ID, once read.
-	files map[string]fileContent
+	// files holds the current content of the files the calls would
+	// change, by call ID, once read; canRead says whether they are read.
+	files   map[string]fileContent
+	canRead bool
 
 	reasoning bool // typing a reason for a denial
 	reason    textinput.Model
@@ -73,12 +74,15 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 // current is the call being decided.
 func (d *approvalDialog) current() agent.PendingCall { return d.pending[d.idx] }
 
-// filesToRead lists the write_file calls whose target must be read to show
-// a diff: path by call ID.
+// filesToRead lists the files the pending calls would change, to show
+// their diffs in context: path by call ID.
 func (d *approvalDialog) filesToRead() map[string]string {
 	out := map[string]string{}
+	if !d.canRead {
+		return out
+	}
 	for _, p := range d.pending {
-		if p.Call.Name != "write_file" {
+		if p.Call.Name != "write_file" && p.Call.Name != "edit_file" {
 			continue
 		}
 		if path, ok := stringArg(p.Call, "path"); ok && path != "" {
@@ -230,7 +234,8 @@ func (d *approvalDialog) view(st *themes.Styles) string {
 		more = append(more, fmt.Sprintf("↑ %d more", d.scroll))
 	}
 	if end < len(body) {
-		more = append(more, fmt.Sprintf("↓ %d more lines (pgdn)", len(body)-end))
+		n := len(body) - end
+		more = append(more, fmt.Sprintf("↓ %d more %s (pgdn)", n, plural(n, "line", "lines")))
 	}
 	lines = append(lines, st.ModalHint.Render(strings.Join(more, "  ")))
 	lines = append(lines, d.footer(st, inner)...)
@@ -319,11 +324,51 @@ func (d *approvalDialog) editBody(st *themes.Styles, inner int) []string {
 	if !ok || !ok1 || !ok2 {
 		return argsBody(st, call, inner)
 	}
+	all, _ := args["replace_all"].(bool)
 	out := []string{st.DiffHeader.Render("edit ") + visible(path, st.ControlChar)}
-	if all, _ := args["replace_all"].(bool); all {
+	f, read := d.files[call.ID]
+	if !read && d.filesToRead()[call.ID] != "" {
+		return append(out, st.ModalHint.Render("reading the file…"))
+	}
+	if read && f.err == nil && !f.missing {
+		updated, n := previewEdit(f.data, oldS, newS, all)
+		switch {
+		case n == 0:
+			out = append(out, st.Warn.Render("old_string is not in the file: the edit will fail"))
+		case n > 1 && !all:
+			out = append(out, st.Warn.Render(fmt.Sprintf("old_string occurs %d times: the edit will fail", n)))
+		default:
+			if all {
+				out = append(out, st.Warn.Render(fmt.Sprintf("replaces all %d occurrences", n)))
+			}
+			return append(out, diffLines(st, path, f.data, updated, inner)...)
+		}
+	} else if all {
 		out = append(out, st.Warn.Render("replaces every occurrence"))
 	}
 	return append(out, diffLines(st, path, oldS, newS, inner)...)
+}
+
+// previewEdit applies an edit_file call to content as the tool does
+// (including its fallback to CRLF line endings) and says how many times
+// old occurs.
+func previewEdit(content, old, repl string, all bool) (string, int) {
+	n := strings.Count(content, old)
+	if n == 0 && strings.Contains(old, "\n") && !strings.Contains(old, "\r") && strings.Contains(content, "\r\n") {
+		crlfOld := strings.ReplaceAll(old, "\n", "\r\n")
+		if m := strings.Count(content, crlfOld); m > 0 {
+			old, n = crlfOld, m
+			repl = strings.ReplaceAll(strings.ReplaceAll(repl, "\r\n", "\n"), "\n", "\r\n")
+		}
+	}
+	if n == 0 || old == "" || n > 1 && !all {
+		return content, n
+	}
+	count := 1
+	if all {
+		count = -1
+	}
+	return strings.Replace(content, old, repl, count), n
 }
 
 func (d *approvalDialog) writeBody(st *themes.Styles, inner int) []string {
@@ -392,53 +437,10 @@ func diffLines(st *themes.Styles, path, oldS, newS string, inner int) []string {
 		case strings.HasPrefix(l, "-"):
 			style = st.DiffRemove
 		}
-		for _, vl := range visibleLines(l, style, st.ControlChar) {
-			out = append(out, wrapHard("", " ", vl, inner)...)
-		}
+		vl := visibleCode(l, 1, style, st.ControlChar, st.Subtle)
+		out = append(out, wrapHard("", " ", vl, inner)...)
 	}
 	return out
-}
-
-// visibleLines splits s into lines and makes each visible(), styling the
-// ordinary text with base.
-func visibleLines(s string, base, esc lipgloss.Style) []string {
-	lines := strings.Split(s, "\n")
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = visibleStyled(l, base, esc)
-	}
-	return out
-}
-
-// visibleStyled is visible with the ordinary runs styled with base.
-func visibleStyled(s string, base, esc lipgloss.Style) string {
-	if !needsEscape(s) {
-		return base.Render(s)
-	}
-	// Style the runs between escapes separately so an escape's style does
-	// not end the base style early.
-	var b strings.Builder
-	run := func(from, to int) {
-		if from < to {
-			b.WriteString(base.Render(s[from:to]))
-		}
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := decodeRune(s[i:])
-		if r < 0 || hidden(r) {
-			run(start, i)
-			if r < 0 {
-				b.WriteString(esc.Render(fmt.Sprintf(`\x%02x`, s[i])))
-			} else {
-				b.WriteString(esc.Render(escapeRune(r)))
-			}
-			start = i + size
-		}
-		i += size
-	}
-	run(start, len(s))
-	return b.String()
 }
 
 // wrapHard breaks a styled line at exactly width cells, keeping every

@@ -19,6 +19,7 @@ type renderCtx struct {
 	width    int
 	spinner  string // the current spinner frame
 	expanded bool   // tool output shown in full
+	final    bool   // drawing for the scrollback after the session: no key hints
 }
 
 // cache holds an entry's rendered lines. An entry is drawn again when it
@@ -332,9 +333,9 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(prefix)+style.Render(l), rc.width, "…"))
 	}
 	if more > 0 {
-		hint := fmt.Sprintf("    … %d more lines (ctrl+o to expand)", more)
-		if rc.expanded {
-			hint = fmt.Sprintf("    … %d more lines", more)
+		hint := fmt.Sprintf("    … %d more %s", more, plural(more, "line", "lines"))
+		if !rc.expanded && !rc.final {
+			hint += " (ctrl+o to expand)"
 		}
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))
 	}

@@ -120,3 +120,70 @@ func oneLine(s string) string {
 	}
 	return strings.ReplaceAll(s, "\n", " ⏎ ")
 }
+
+// visibleLines splits s into lines and makes each visible, styling the
+// ordinary text with base.
+func visibleLines(s string, base, esc lipgloss.Style) []string {
+	lines := strings.Split(s, "\n")
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = visibleStyled(l, base, esc)
+	}
+	return out
+}
+
+// visibleStyled is visible with the ordinary text styled with base. The
+// runs between escapes are styled separately, so an escape's style does
+// not end the base style early.
+func visibleStyled(s string, base, esc lipgloss.Style) string {
+	return visibleRuns(s, base, esc, nil, 0)
+}
+
+// visibleCode is visibleStyled for one line of code: a tab is shown as an
+// arrow padded to the next tab stop (every 4 columns, counted from column
+// skip), styled with tab, since code is full of tabs and \t everywhere
+// would be hard to read. Every other hidden character is escaped.
+func visibleCode(s string, skip int, base, esc, tab lipgloss.Style) string {
+	return visibleRuns(s, base, esc, &tab, skip)
+}
+
+func visibleRuns(s string, base, esc lipgloss.Style, tab *lipgloss.Style, skip int) string {
+	if !needsEscape(s) {
+		return base.Render(s)
+	}
+	var b strings.Builder
+	col := 0 // display column, for tab stops
+	run := func(from, to int) {
+		if from < to {
+			b.WriteString(base.Render(s[from:to]))
+			col += ansi.StringWidth(s[from:to])
+		}
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := decodeRune(s[i:])
+		switch {
+		case r == '\t' && tab != nil:
+			run(start, i)
+			n := 4 - max(col-skip, 0)%4
+			b.WriteString(tab.Render("→" + strings.Repeat(" ", n-1)))
+			col += n
+			start = i + size
+		case r < 0:
+			run(start, i)
+			e := fmt.Sprintf(`\x%02x`, s[i])
+			b.WriteString(esc.Render(e))
+			col += len(e)
+			start = i + size
+		case hidden(r):
+			run(start, i)
+			e := escapeRune(r)
+			b.WriteString(esc.Render(e))
+			col += len(e)
+			start = i + size
+		}
+		i += size
+	}
+	run(start, len(s))
+	return b.String()
+}

@@ -169,8 +169,7 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) quitNow() tea.Cmd {
 	m.quitting = true
 	if m.opts.Inline {
-		m.layout(true)
-		if lines := m.transcript.takeAll(); len(lines) > 0 {
+		if lines := m.scrollback(); len(lines) > 0 {
 			return tea.Sequence(tea.Println(strings.Join(lines, "\n")), tea.Quit)
 		}
 	}

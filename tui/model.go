@@ -144,6 +144,7 @@ type Model struct {
 
 	quitArmed bool // ctrl+c once on an idle prompt
 	quitting  bool
+	final     bool // the session is over: entries are drawn for the scrollback
 	notice    string // a one-off hint in the status line
 }
 
@@ -281,6 +282,7 @@ func (m *Model) renderCtx() *renderCtx {
 		width:    max(m.width, 1),
 		spinner:  frames[m.spin%len(frames)],
 		expanded: m.expanded,
+		final:    m.final,
 	}
 }
 
@@ -319,6 +321,22 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.ready = true
 	m.layout(false)
+}
+
+// scrollback draws what is left of the transcript for the terminal's
+// scrollback, once the session is over: all of it in full-screen mode,
+// the entries not printed yet in inline mode.
+func (m *Model) scrollback() []string {
+	m.final = true
+	if m.streaming != nil {
+		m.streaming.finish()
+		m.streaming = nil
+	}
+	for _, e := range m.transcript.entries {
+		e.base().touch()
+	}
+	m.layout(true)
+	return m.transcript.takeAll()
 }
 
 // setTheme switches every style and the markdown renderer to th and
@@ -409,7 +427,8 @@ func (m *Model) ruleLine() string {
 	case len(m.queue) > 0:
 		label = " " + plural(len(m.queue), "1 message queued", itoa(len(m.queue))+" messages queued") + " — sent when the turn ends "
 	case !m.opts.Inline && !m.transcript.atBottom():
-		label = " ↓ " + itoa(m.transcript.below()) + " more lines (end / pgdn) "
+		n := m.transcript.below()
+		label = " ↓ " + itoa(n) + " more " + plural(n, "line", "lines") + " (end / pgdn) "
 	}
 	if label == "" {
 		return m.styles.Subtle.Render(strings.Repeat("─", w))

@@ -198,10 +198,36 @@ func TestApprovalEditShowsDiff(t *testing.T) {
 	args := `{"path":"main.go","old_string":"func a() {\n\treturn 1\n}\n","new_string":"func a() {\n\treturn 2\n}\n"}`
 	h := ask(t, chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})
 	s := h.screen()
-	for _, want := range []string{"edit main.go", "-\\treturn 1", "+\\treturn 2", " func a() {"} {
+	for _, want := range []string{"edit main.go", "-→   return 1", "+→   return 2", " func a() {"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the diff lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+func TestApprovalEditDiffsInTheFile(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	file := strings.Join(lines, "\n") + "\n"
+	h := newHarness(t, func(o *Options) {
+		o.ReadFile = func(string) ([]byte, error) { return []byte(file), nil }
+	})
+	h.agent.outcomes = []fakeOutcome{paused(
+		chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: `{"path":"f.txt","old_string":"line 20\n","new_string":"line twenty\n"}`},
+		chat.ToolCall{ID: "e2", Name: "edit_file", Arguments: `{"path":"f.txt","old_string":"line","new_string":"LINE"}`},
+	)}
+	h.typeText("edit").keys("enter")
+	s := h.screen()
+	for _, want := range []string{"@@ -17,7 +17,7 @@", " line 19", "-line 20", "+line twenty", " line 23"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the diff in context lacks %q:\n%s", want, s)
+		}
+	}
+	h.keys("y")
+	if s := h.screen(); !strings.Contains(s, "old_string occurs 30 times: the edit will fail") {
+		t.Errorf("an ambiguous edit is not flagged:\n%s", s)
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // runWait bounds how long Run waits, after the program ended, for a turn
@@ -35,8 +38,10 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	}
 	m.stopRuns(runWait)
 	if !opts.Inline && m.ready && !m.transcript.empty() {
-		m.layout(true)
-		if _, werr := io.WriteString(out, m.transcript.all()); werr != nil && err == nil {
+		// The colours are brought down to what the terminal shows, as the
+		// program's renderer does.
+		w := colorprofile.NewWriter(out, os.Environ())
+		if _, werr := io.WriteString(w, strings.Join(m.scrollback(), "\n")+"\n"); werr != nil && err == nil {
 			err = werr
 		}
 	}
