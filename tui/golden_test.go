@@ -52,14 +52,33 @@ func TestGoldenConversation(t *testing.T) {
 	golden(t, "conversation_narrow_36x30", conversation(t, 36, 30).screen())
 }
 
-func TestGoldenConversationColour(t *testing.T) {
-	hs := conversation(t, 80, 24)
+// TestGoldenColour pins the colours of the UI's own drawing (the
+// markdown renderer's colours have golden files of their own in
+// tui/markdown): tool lines, checks, the approval dialog with a diff, the
+// editor and the status line, at the 256-colour profile.
+func TestGoldenColour(t *testing.T) {
+	hs := newHarness(t)
+	hs.hold = true
+	hs.typeText("fix it").keys("enter")
+	test := bashCall("t1", "go test ./...")
+	hs.events(
+		agent.AssistantMessage{Message: chat.Message{ToolCalls: []chat.ToolCall{test}}},
+		agent.ToolCallFinished{Call: test, Result: chat.ToolResult{Status: chat.StatusError, Content: "--- FAIL: TestParse\nFAIL"}},
+		agent.CheckStarted{Check: "gofmt"},
+		agent.CheckFinished{Check: "gofmt", Status: "ok"},
+		agent.CheckFinished{Check: "vet", Status: "problems", Problems: 1},
+		agent.RetryPushed{Round: 1, Max: 3, Hook: "checks"},
+	)
+	hs.release()
+	hs.agent.outcomes = []fakeOutcome{paused(chat.ToolCall{ID: "e1", Name: "edit_file",
+		Arguments: `{"path":"parse.go","old_string":"\treturn a[:1]\n","new_string":"\treturn a\n"}`})}
+	hs.typeText("and again").keys("enter")
 	var buf bytes.Buffer
 	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
 	if _, err := w.WriteString(hs.m.View().Content); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "conversation_80x24_ansi256", strings.ReplaceAll(buf.String(), "\x1b", "␛"))
+	golden(t, "colour_80x24_ansi256", strings.ReplaceAll(buf.String(), "\x1b", "␛"))
 }
 
 func TestGoldenApprovalBash(t *testing.T) {

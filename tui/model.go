@@ -144,7 +144,7 @@ type Model struct {
 
 	quitArmed bool // ctrl+c once on an idle prompt
 	quitting  bool
-	final     bool // the session is over: entries are drawn for the scrollback
+	final     bool   // the session is over: entries are drawn for the scrollback
 	notice    string // a one-off hint in the status line
 }
 
