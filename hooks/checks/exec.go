@@ -1,0 +1,181 @@
+package checks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxOutput bounds what is kept of one process's output.
+const maxOutput = 1 << 20
+
+// waitDelay is how long a process's output pipes may stay open after it
+// was killed (a grandchild outside its group could hold them).
+const waitDelay = 2 * time.Second
+
+// proc is one process a check runs.
+type proc struct {
+	argv    []string
+	dir     string
+	env     []string
+	stdin   []byte
+	timeout time.Duration
+	// combined sends stderr to the same buffer as stdout, keeping their
+	// interleaving (for output shown as it is).
+	combined bool
+}
+
+// procResult is how a process ended.
+type procResult struct {
+	stdout, stderr []byte
+	// exit is the exit status; -1 when the process did not start or
+	// was killed.
+	exit int
+	// err is set when the process could not run to its end: it did not
+	// start, timed out or was cancelled. A non-zero exit is not an error.
+	err error
+}
+
+// errTimedOut is wrapped by procResult.err when a process ran too long.
+var errTimedOut = errors.New("timed out")
+
+// run runs p in its own process group; the group is killed when ctx is
+// done or the timeout passes.
+func run(ctx context.Context, p proc) procResult {
+	if p.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, p.timeout, fmt.Errorf("%w after %v", errTimedOut, p.timeout))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env
+	cmd.WaitDelay = waitDelay
+	setGroup(cmd)
+	if p.stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.stdin)
+	}
+	stdout := &cappedBuffer{max: maxOutput}
+	stderr := stdout
+	if !p.combined {
+		stderr = &cappedBuffer{max: maxOutput}
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	err := cmd.Run()
+	res := procResult{stdout: stdout.Bytes(), exit: -1}
+	if !p.combined {
+		res.stderr = stderr.Bytes()
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		res.err = context.Cause(ctx)
+	case errors.As(err, &exitErr):
+		res.exit = exitErr.ExitCode()
+	case err != nil:
+		res.err = err
+	default:
+		res.exit = 0
+	}
+	return res
+}
+
+// cappedBuffer keeps the first max bytes written to it and counts the
+// rest.
+type cappedBuffer struct {
+	buf     bytes.Buffer
+	max     int
+	dropped int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := max(b.max-b.buf.Len(), 0); room < n {
+		b.dropped += n - room
+		p = p[:room]
+	}
+	b.buf.Write(p)
+	return n, nil
+}
+
+func (b *cappedBuffer) Bytes() []byte {
+	if b.dropped == 0 {
+		return b.buf.Bytes()
+	}
+	return fmt.Appendf(slices.Clip(b.buf.Bytes()), "\n[… %d more bytes of output]\n", b.dropped)
+}
+
+// lookPath finds an executable the way a shell with PATH set to path
+// would. A name with a slash is taken relative to dir.
+func lookPath(name, path, dir string) (string, error) {
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if executable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue // a relative PATH entry would resolve in the project
+		}
+		if p := filepath.Join(d, name); executable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}
+
+func executable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// getenv returns the value of name in env (the last one wins, as in
+// exec).
+func getenv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// isSecretEnv reports whether a variable must not reach the checks: API
+// keys, tokens, secrets, passwords and the model client's settings. The
+// checks run project code's build (go vet) and configured commands;
+// neither needs them.
+func isSecretEnv(name string) bool {
+	u := strings.ToUpper(name)
+	return u == "API_KEY" || strings.HasSuffix(u, "_API_KEY") ||
+		u == "TOKEN" || strings.HasSuffix(u, "_TOKEN") ||
+		strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") ||
+		strings.HasPrefix(u, "OPENAI_")
+}
+
+// withEnv returns base without the secret variables and without the ones
+// set in extra, followed by extra.
+func withEnv(base []string, extra ...string) []string {
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if isSecretEnv(name) || slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, extra...)
+}
