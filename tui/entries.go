@@ -19,7 +19,7 @@ type renderCtx struct {
 	width    int
 	spinner  string // the current spinner frame
 	expanded bool   // tool output shown in full
-	final    bool   // drawing for the scrollback after the session: no key hints
+	noHints  bool   // drawn for the scrollback (inline mode, or after the session): no key hints
 }
 
 // cache holds an entry's rendered lines. An entry is drawn again when it
@@ -334,7 +334,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 	}
 	if more > 0 {
 		hint := fmt.Sprintf("    … %d more %s", more, plural(more, "line", "lines"))
-		if !rc.expanded && !rc.final {
+		if !rc.expanded && !rc.noHints {
 			hint += " (ctrl+o to expand)"
 		}
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))

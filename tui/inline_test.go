@@ -56,7 +56,7 @@ func TestInlinePrintsFinishedEntriesIntoScrollback(t *testing.T) {
 	if got := h.printed(); !strings.Contains(got, "bash  make") || !h.quit() {
 		t.Fatalf("quit did not print the rest: %q", got)
 	}
-	if s := h.m.View().Content; s != "" {
+	if s := h.m.View().Content; strings.TrimSpace(s) != "" {
 		t.Errorf("the view is not empty after quitting: %q", s)
 	}
 }

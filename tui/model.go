@@ -144,8 +144,10 @@ type Model struct {
 
 	quitArmed bool // ctrl+c once on an idle prompt
 	quitting  bool
-	final     bool   // the session is over: entries are drawn for the scrollback
-	notice    string // a one-off hint in the status line
+	final     bool // the session is over: entries are drawn for the scrollback
+
+	inlineHeight int    // inline mode: the tallest view so far, which it keeps
+	notice       string // a one-off hint in the status line
 }
 
 // New returns the root model.
@@ -247,6 +249,8 @@ func (m *Model) afterUpdate() tea.Cmd {
 		cmds = append(cmds, spinTick(m.tick))
 	}
 	if m.opts.Inline && m.ready {
+		rows, _ := m.screen()
+		m.inlineHeight = min(max(m.inlineHeight, len(rows)), m.height)
 		if lines := m.transcript.takePrintable(); len(lines) > 0 {
 			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
 		}
@@ -282,7 +286,7 @@ func (m *Model) renderCtx() *renderCtx {
 		width:    max(m.width, 1),
 		spinner:  frames[m.spin%len(frames)],
 		expanded: m.expanded,
-		final:    m.final,
+		noHints:  m.final || m.opts.Inline,
 	}
 }
 
@@ -380,9 +384,36 @@ func (m *Model) backgroundColor(dark bool) {
 // View draws the screen: the transcript (or, inline, its live part), a
 // dialog over it when one is open, the editor and the status line.
 func (m *Model) View() tea.View {
-	if !m.ready || m.quitting && m.opts.Inline {
+	if !m.ready {
 		return tea.NewView("")
 	}
+	if m.quitting && m.opts.Inline {
+		// Everything is printed above. The last frame is blank and as tall
+		// as the one before (the renderer leaves stray lines when an inline
+		// view shrinks); Run moves the cursor back over it on exit.
+		return tea.NewView(strings.Repeat(" \n", max(m.inlineHeight-1, 0)) + " ")
+	}
+	rows, cursor := m.screen()
+	if pad := m.inlineHeight - len(rows); m.opts.Inline && pad > 0 {
+		// The inline view never shrinks: a shrinking view and text printed
+		// above it in the same frame leave stray lines in the scrollback.
+		rows = append(make([]string, pad), rows...)
+		if cursor != nil {
+			cursor.Y += pad
+		}
+	}
+	v := tea.NewView(strings.Join(rows, "\n"))
+	v.Cursor = cursor
+	v.AltScreen = !m.opts.Inline
+	if !m.opts.Inline {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	v.WindowTitle = "tackle — " + filepath.Base(m.opts.Workdir)
+	return v
+}
+
+// screen lays out the rows of the view and the editor's cursor.
+func (m *Model) screen() ([]string, *tea.Cursor) {
 	var rows []string
 	if m.opts.Inline {
 		rows = m.transcript.liveLines(max(m.height-m.chromeHeight()-1, 0))
@@ -407,15 +438,7 @@ func (m *Model) View() tea.View {
 			cursor = c
 		}
 	}
-	rows = append(rows, m.statusLine())
-	v := tea.NewView(strings.Join(rows, "\n"))
-	v.Cursor = cursor
-	v.AltScreen = !m.opts.Inline
-	if !m.opts.Inline {
-		v.MouseMode = tea.MouseModeCellMotion
-	}
-	v.WindowTitle = "tackle — " + filepath.Base(m.opts.Workdir)
-	return v
+	return append(rows, m.statusLine()), cursor
 }
 
 // ruleLine is the line above the editor; it says when the transcript is
