@@ -391,8 +391,20 @@ func TestE2EOutputJSON(t *testing.T) {
 		!strings.Contains(out.ToolCalls[0].Result, "hello-from-tool") || out.ToolCalls[0].Arguments["command"] != "echo hello-from-tool | tee ran.txt" {
 		t.Errorf("tool calls = %+v", out.ToolCalls)
 	}
-	if len(out.HookDecisions) == 0 || out.HookDecisions[0].Hook != "approval" || out.HookDecisions[0].Result != "pause" {
-		t.Errorf("hook decisions = %+v", out.HookDecisions)
+	var trace []string
+	for _, d := range out.HookDecisions {
+		trace = append(trace, d.Event+"/"+d.Hook+":"+d.Result)
+	}
+	wantTrace := []string{
+		"on_prompt_submit/checks:continue",
+		"pre_tool_call/approval:pause",
+		"pre_tool_call/checks:continue",
+		"post_tool_call/redact-secrets:continue",
+		"post_tool_call/checks:continue",
+		"on_turn_end/checks:finish",
+	}
+	if !slices.Equal(trace, wantTrace) {
+		t.Errorf("hook decisions = %v, want %v", trace, wantTrace)
 	}
 	if out.Usage.TotalTokens == 0 {
 		t.Errorf("usage = %+v", out.Usage)
@@ -418,9 +430,17 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 		types = append(types, ev.Type)
 	}
 	want := []string{
-		"text_delta", "usage", "assistant_message", "hook_decision", "paused", "turn_finished",
-		"tool_call_started", "hook_decision", "tool_call_finished",
-		"text_delta", "usage", "assistant_message", "turn_finished",
+		"hook_decision", // on_prompt_submit: checks
+		"text_delta", "usage", "assistant_message",
+		"hook_decision", // pre_tool_call: approval pauses
+		"paused", "turn_finished",
+		"hook_decision", // pre_tool_call (resumed): checks snapshots for bash
+		"tool_call_started",
+		"hook_decision", "hook_decision", // post_tool_call: redact-secrets, checks
+		"tool_call_finished",
+		"text_delta", "usage", "assistant_message",
+		"hook_decision", // on_turn_end: checks (nothing changed)
+		"turn_finished",
 	}
 	if !slices.Equal(types, want) {
 		t.Errorf("events =\n%v\nwant\n%v", types, want)

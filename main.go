@@ -24,6 +24,7 @@ import (
 	"github.com/tackle-dev/tackle/agent/headless"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/themes"
@@ -49,20 +50,21 @@ const exitCodesHelp = `Exit codes: 0 finished, 1 error, 2 usage error, 3 approva
 	`4 aborted by a hook, 5 capped (retry budget or request limit), 130 interrupted.`
 
 type cli struct {
-	Prompt      string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
-	Output      string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
-	Model       string           `short:"m" env:"TACKLE_MODEL" default:"${model}" help:"Model name as the endpoint knows it."`
-	BaseURL     string           `name:"base-url" env:"OPENAI_BASE_URL" default:"${base_url}" placeholder:"URL" help:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. The API key is read from $$OPENAI_API_KEY."`
-	Yes         bool             `short:"y" help:"Approve every tool call that asks for approval. Without it, a non-interactive run denies such calls and tells the model why."`
-	Mode        string           `enum:"default,accept-edits,yolo,plan" default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
-	Allow       []string         `placeholder:"RULE" sep:"none" help:"Let matching tool calls run without asking, e.g. 'bash(go test *)', 'edit_file(docs/**)', 'read_file'. Each simple command of a shell program must match. Repeatable."`
-	Deny        []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
-	Workspace   string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
-	MaxRequests int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
-	MaxRetries  int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks) per run before the run ends as capped."`
-	Theme       string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
-	Inline      bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
-	Version     kong.VersionFlag `short:"v" help:"Print the version and exit."`
+	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
+	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
+	Model        string           `short:"m" env:"TACKLE_MODEL" default:"${model}" help:"Model name as the endpoint knows it."`
+	BaseURL      string           `name:"base-url" env:"OPENAI_BASE_URL" default:"${base_url}" placeholder:"URL" help:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. The API key is read from $$OPENAI_API_KEY."`
+	Yes          bool             `short:"y" help:"Approve every tool call that asks for approval. Without it, a non-interactive run denies such calls and tells the model why."`
+	Mode         string           `enum:"default,accept-edits,yolo,plan" default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
+	Allow        []string         `placeholder:"RULE" sep:"none" help:"Let matching tool calls run without asking, e.g. 'bash(go test *)', 'edit_file(docs/**)', 'read_file'. Each simple command of a shell program must match. Repeatable."`
+	Deny         []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
+	Workspace    string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
+	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
+	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped."`
+	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
+	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
+	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 }
 
 // stdio are the process's streams and environment, injected for tests.
@@ -166,64 +168,119 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 	}
 }
 
-// runPiped runs one prompt without a UI and returns the exit code.
-func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
-	prompt, err := readPrompt(c.Prompt, stdio)
-	if err != nil {
-		return exitUsage, err
-	}
+// session is everything a run is wired from, piped or interactive: the
+// workspace and its tools, the approval policy and the hook registry.
+type session struct {
+	root    string
+	ws      *tools.Workspace
+	toolbox *tools.Registry
+	policy  *approval.Policy
+	hooks   *hooks.Registry
+	client  agent.Client
+}
+
+// newSession opens the workspace and registers the built-in and configured
+// hooks. Progress of the turn-end checks goes to emit, the same sink as
+// the Worker's events. The caller closes the session.
+func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (*session, error) {
 	apiKey := stdio.getenv("OPENAI_API_KEY")
 	if apiKey == "" && c.BaseURL == "" {
-		return exitUsage, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
+		return nil, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
 	}
 	root, err := filepath.Abs(c.Workspace)
 	if err != nil {
-		return exitUsage, fmt.Errorf("workspace: %w", err)
+		return nil, usageError{fmt.Sprintf("workspace: %v", err)}
 	}
 	ws, err := tools.OpenWorkspace(root)
 	if err != nil {
-		return exitUsage, err
+		return nil, usageError{err.Error()}
 	}
-	defer ws.Close()
-	toolbox := tools.NewRegistry(ws)
+	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
+	s.client = agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
 
 	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
 	allow, deny, err := rules.Parse()
 	if err != nil {
-		return exitUsage, err
+		ws.Close()
+		return nil, usageError{err.Error()}
 	}
-	policy := approval.New(approval.Mode(c.Mode), nil,
+	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithRules(allow, deny),
-		approval.WithWorkspace(ws.Dir()),
+		approval.WithWorkspace(s.root),
 		approval.WithPaths(func(call chat.ToolCall) []string {
-			info, err := toolbox.Inspect(call)
+			info, err := s.toolbox.Inspect(call)
 			if err != nil {
 				return nil
 			}
 			return info.Paths
 		}),
 	)
-	reg := hooks.NewRegistry()
-	reg.PreToolCall(policy.Hook())
-	reg.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
-	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: root}); err != nil {
-		return exitUsage, fmt.Errorf("config %s: %w", cfg.Path, err)
+	s.hooks.PreToolCall(s.policy.Hook())
+	s.hooks.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
+	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root}); err != nil {
+		ws.Close()
+		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
 	}
+	if cfg.Checks.On() {
+		ccfg := checks.Config{Workspace: s.root, Tools: s.toolbox, Report: func(e checks.Event) { emit(checkEvent(e)) }}
+		if err := cfg.Checks.Apply(&ccfg); err != nil {
+			ws.Close()
+			return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+		}
+		ccfg.NoAutoformat = ccfg.NoAutoformat || c.NoAutoformat
+		if _, err := checks.Register(s.hooks, ccfg); err != nil {
+			ws.Close()
+			return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+		}
+	}
+	return s, nil
+}
 
-	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
-	w := agent.New(agent.Config{
-		Client:          agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL}),
+func (s *session) Close() error { return s.ws.Close() }
+
+// worker returns a Worker for this session that sends its events to onEvent.
+func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
+	return agent.New(agent.Config{
+		Client:          s.client,
 		Model:           c.Model,
-		System:          agent.SystemPrompt(root),
-		Tools:           toolbox,
-		Hooks:           reg,
+		System:          agent.SystemPrompt(s.root),
+		Tools:           s.toolbox,
+		Hooks:           s.hooks,
 		MaxRequests:     c.MaxRequests,
 		RetryBudget:     c.MaxRetries,
-		OnEvent:         printer.Event,
-		OnApproveAlways: policy.Remember,
+		OnEvent:         onEvent,
+		OnApproveAlways: s.policy.Remember,
 	})
+}
 
-	res := headless.Drive(ctx, w, prompt, c.Yes, stdio.err)
+// checkEvent turns a progress report of the turn-end checks into the
+// agent's event of the same shape.
+func checkEvent(e checks.Event) agent.Event {
+	switch e := e.(type) {
+	case checks.Started:
+		return agent.CheckStarted(e)
+	case checks.Finished:
+		return agent.CheckFinished(e)
+	case checks.Warning:
+		return agent.Warning(e)
+	}
+	return agent.Warning{Message: fmt.Sprintf("checks: unknown event %T", e)}
+}
+
+// runPiped runs one prompt without a UI and returns the exit code.
+func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
+	prompt, err := readPrompt(c.Prompt, stdio)
+	if err != nil {
+		return exitUsage, err
+	}
+	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
+	s, err := newSession(c, cfg, stdio, printer.Event)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+
+	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt, c.Yes, stdio.err)
 	code := exitCode(ctx, res)
 	if err := printer.Finish(res, code); err != nil && code == exitOK {
 		return exitError, err
@@ -241,13 +298,8 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 }
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
-// user quits. The agent is wired as for runPiped; its events reach the UI
-// through a tui.Bridge.
+// user quits. Its agents' events reach the UI through a tui.Bridge.
 func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
-	apiKey := stdio.getenv("OPENAI_API_KEY")
-	if apiKey == "" && c.BaseURL == "" {
-		return exitUsage, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
-	}
 	userThemes, err := themes.Load(themes.Dir(stdio.getenv))
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
@@ -257,69 +309,28 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 			return exitUsage, err
 		}
 	}
-	root, err := filepath.Abs(c.Workspace)
-	if err != nil {
-		return exitUsage, fmt.Errorf("workspace: %w", err)
-	}
-	ws, err := tools.OpenWorkspace(root)
+	bridge := tui.NewBridge()
+	s, err := newSession(c, cfg, stdio, bridge.Send)
 	if err != nil {
 		return exitUsage, err
 	}
-	defer ws.Close()
-	files, err := os.OpenRoot(ws.Dir())
+	defer s.Close()
+	files, err := os.OpenRoot(s.root)
 	if err != nil {
 		return exitUsage, fmt.Errorf("workspace: %w", err)
 	}
 	defer files.Close()
-	toolbox := tools.NewRegistry(ws)
 
-	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
-	allow, deny, err := rules.Parse()
-	if err != nil {
-		return exitUsage, err
-	}
-	policy := approval.New(approval.Mode(c.Mode), nil,
-		approval.WithRules(allow, deny),
-		approval.WithWorkspace(ws.Dir()),
-		approval.WithPaths(func(call chat.ToolCall) []string {
-			info, err := toolbox.Inspect(call)
-			if err != nil {
-				return nil
-			}
-			return info.Paths
-		}),
-	)
-	reg := hooks.NewRegistry()
-	reg.PreToolCall(policy.Hook())
-	reg.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
-	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: root}); err != nil {
-		return exitUsage, fmt.Errorf("config %s: %w", cfg.Path, err)
-	}
-
-	bridge := tui.NewBridge()
-	client := agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
-	newWorker := func() tui.Agent {
-		return agent.New(agent.Config{
-			Client:          client,
-			Model:           c.Model,
-			System:          agent.SystemPrompt(root),
-			Tools:           toolbox,
-			Hooks:           reg,
-			MaxRequests:     c.MaxRequests,
-			RetryBudget:     c.MaxRetries,
-			OnEvent:         bridge.Send,
-			OnApproveAlways: policy.Remember,
-		})
-	}
+	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
 	err = tui.Run(ctx, tui.Options{
 		Agent:    newWorker(),
 		NewAgent: newWorker,
 		Bridge:   bridge,
-		Policy:   policy,
+		Policy:   s.policy,
 		Model:    c.Model,
-		Workdir:  ws.Dir(),
+		Workdir:  s.root,
 		ReadFile: func(path string) ([]byte, error) {
-			rel, err := ws.Rel(path)
+			rel, err := s.ws.Rel(path)
 			if err != nil {
 				return nil, err
 			}

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	// CLI's --allow and --deny add to them.
 	Allow []string `json:"allow,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
+	// Checks configures the turn-end checks (gofmt, go vet, linters,
+	// check commands for other languages).
+	Checks checks.Settings `json:"checks,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
 

@@ -114,6 +114,8 @@ func (p *Printer) text(e agent.Event) {
 		}
 	case agent.RetryPushed:
 		fmt.Fprintf(p.stderr, "↻ %s pushed feedback to the model (retry %d/%d)\n", e.Hook, e.Round, e.Max)
+	case agent.CheckFinished:
+		fmt.Fprintf(p.stderr, "  %s %s%s\n", e.Check, checkMark(e.Status, e.Problems), paren(e.Summary))
 	case agent.ModelRetry:
 		fmt.Fprintf(p.stderr, "  model request failed (%s); retrying in %s\n", e.Err, e.Wait.Round(time.Millisecond))
 	case agent.Warning:
@@ -215,6 +217,24 @@ func statusMark(s chat.ResultStatus) string {
 	default:
 		return "✗"
 	}
+}
+
+// checkMark renders a check's status: "✓", "✓ fixed", "✗ 2 problems".
+func checkMark(status string, problems int) string {
+	switch status {
+	case "ok":
+		return "✓"
+	case "fixed":
+		return "✓ fixed"
+	case "problems":
+		if problems == 1 {
+			return "✗ 1 problem"
+		}
+		return fmt.Sprintf("✗ %d problems", problems)
+	case "skipped":
+		return "– skipped"
+	}
+	return "! " + status
 }
 
 func resultNote(r chat.ToolResult) string {
