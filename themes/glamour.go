@@ -19,10 +19,11 @@ import (
 // document: the UI places the rendered text itself. Fenced code blocks are
 // indented by two columns.
 //
-// Glamour looks chroma styles up by name in chroma's global registry, so
-// Glamour registers the theme's chroma style there (once per distinct
-// palette) before returning; call it before rendering with the result, not
-// concurrently with other goroutines that render code blocks.
+// Glamour looks chroma styles up by name in chroma's global registry, which
+// is not safe for concurrent use, so the theme's chroma style is registered
+// there once per distinct palette: for built-in themes when the package is
+// initialised, for user themes by [Load], and otherwise by the first call to
+// Glamour — which must then not run while another goroutine renders code.
 func (t Theme) Glamour() ansi.StyleConfig {
 	p := t.Palette
 	plain := t.IsNoColor()
@@ -47,12 +48,10 @@ func (t Theme) Glamour() ansi.StyleConfig {
 	}
 
 	s := ansi.StyleConfig{
-		// The foreground colour goes on text, not on the document: glamour
-		// pads every line to the wrap width with spaces in the block's style,
-		// and a coloured document makes each pad space an escape sequence
-		// (ten times the work for a short line).
-		Document: ansi.StyleBlock{Margin: ptr[uint](0)},
-		Text:     ansi.StylePrimitive{Color: c(p.Foreground)},
+		Document: ansi.StyleBlock{
+			StylePrimitive: ansi.StylePrimitive{Color: c(p.Foreground)},
+			Margin:         ptr[uint](0),
+		},
 		BlockQuote: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{Color: c(p.Muted), Italic: yes},
 			Indent:         ptr[uint](1),
@@ -75,8 +74,8 @@ func (t Theme) Glamour() ansi.StyleConfig {
 		Strong:         ansi.StylePrimitive{Bold: yes},
 		HorizontalRule: ansi.StylePrimitive{Color: c(p.Subtle), Format: "\n" + glyph("────────", "--------") + "\n"},
 
-		Item:        ansi.StylePrimitive{BlockPrefix: glyph("• ", "* "), Color: c(p.Accent)},
-		Enumeration: ansi.StylePrimitive{BlockPrefix: ". ", Color: c(p.Accent)},
+		Item:        ansi.StylePrimitive{BlockPrefix: glyph("• ", "* ")},
+		Enumeration: ansi.StylePrimitive{BlockPrefix: ". "},
 		Task:        ansi.StyleTask{Ticked: glyph("[✓] ", "[x] "), Unticked: "[ ] "},
 
 		Link:      ansi.StylePrimitive{Color: c(p.Info), Underline: yes},

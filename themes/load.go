@@ -108,6 +108,7 @@ func Load(dir string) ([]Theme, error) {
 			continue
 		}
 		seen[t.Name] = file
+		t.Glamour() // registers its chroma style before anything renders
 		themes = append(themes, t)
 	}
 	return themes, errors.Join(errs...)

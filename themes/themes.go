@@ -119,6 +119,7 @@ func mustLoadBuiltins() []Theme {
 		if err != nil {
 			panic(fmt.Sprintf("themes: built-in %s: %v", name, err))
 		}
+		t.Glamour() // registers its chroma style before anything renders
 		out = append(out, t)
 	}
 	return out

@@ -96,7 +96,7 @@ func sgr(hex string) string {
 func TestGlamourFollowsPalette(t *testing.T) {
 	dark, _ := Get("dark")
 	g := dark.Glamour()
-	if *g.H1.BackgroundColor != dark.Palette.Accent || *g.Link.Color != dark.Palette.Info || *g.Text.Color != dark.Palette.Foreground {
+	if *g.H1.BackgroundColor != dark.Palette.Accent || *g.Link.Color != dark.Palette.Info || *g.Document.Color != dark.Palette.Foreground {
 		t.Error("glamour style does not use the palette")
 	}
 	style := chromastyles.Get(g.CodeBlock.Theme)

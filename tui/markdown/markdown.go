@@ -17,12 +17,14 @@
 package markdown
 
 import (
+	"image/color"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/ansi"
+	"charm.land/lipgloss/v2"
 )
 
 // MinWidth is the narrowest width rendered; smaller widths are raised to it.
@@ -35,8 +37,10 @@ const maxWidths = 8
 // renderer per width, made on first use. A Renderer is safe for concurrent
 // use (renders at one width take turns); a [Stream] is not.
 type Renderer struct {
-	style      ansi.StyleConfig
-	codeIndent string // how far code blocks are indented, for plain code lines
+	style      ansi.StyleConfig // as given
+	glamStyle  ansi.StyleConfig // as glamour gets it: without the document colour
+	fg         color.Color      // the document colour, applied by normalize
+	codeIndent string           // how far code blocks are indented, for plain code lines
 
 	mu    sync.Mutex
 	terms map[int]*term
@@ -53,6 +57,11 @@ type term struct {
 
 // NewRenderer returns a renderer for the given glamour style, such as
 // themes.Theme.Glamour().
+//
+// The style's document colour (the default text colour) is not given to
+// glamour, which would wrap each of the spaces it pads every line with in
+// that colour — ten times the work for a short line — but applied to
+// uncoloured text afterwards, which shows the same.
 func NewRenderer(style ansi.StyleConfig) *Renderer {
 	indent := uint(0)
 	for _, n := range []*uint{style.Document.Margin, style.Document.Indent, style.CodeBlock.Margin, style.CodeBlock.Indent} {
@@ -60,11 +69,17 @@ func NewRenderer(style ansi.StyleConfig) *Renderer {
 			indent += *n
 		}
 	}
-	return &Renderer{
+	r := &Renderer{
 		style:      style,
+		glamStyle:  style,
 		codeIndent: strings.Repeat(" ", int(indent)),
 		terms:      map[int]*term{},
 	}
+	if c := style.Document.Color; c != nil {
+		r.fg = lipgloss.Color(*c)
+		r.glamStyle.Document.Color = nil
+	}
+	return r
 }
 
 // Render renders a whole markdown document at width (at least [MinWidth])
@@ -85,7 +100,7 @@ func (r *Renderer) renderBlock(src string, width int) string {
 	if err != nil {
 		return strings.TrimRight(src, "\r\n")
 	}
-	return normalize(out)
+	return normalize(out, r.fg)
 }
 
 // glamour renders src with the glamour renderer for width, as it comes.
@@ -111,7 +126,7 @@ func (r *Renderer) term(width int) (*term, error) {
 		clear(r.terms)
 	}
 	tr, err := glamour.NewTermRenderer(
-		glamour.WithStyles(r.style),
+		glamour.WithStyles(r.glamStyle),
 		glamour.WithWordWrap(width),
 		// Colours go out as the style has them (24-bit for hex colours);
 		// the terminal program downsamples to what the terminal supports.

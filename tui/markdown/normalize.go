@@ -1,23 +1,42 @@
 package markdown
 
-import "strings"
+import (
+	"image/color"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+)
 
 // normalize tidies one glamour render so that renders of consecutive blocks
-// can be joined with a single blank line and look like one document:
+// can be joined with a single blank line and look like one document, and so
+// that it is small:
 //
-//   - spaces at the end of a line that nothing makes visible (no background,
-//     reverse video, underline or strike-through is active) are dropped —
+//   - styles are re-encoded minimally: glamour and chroma wrap every word
+//     or token in a full style and a reset; here a style is set only where
+//     it changes what is shown, spaces that show no colour do not switch
+//     styles, and every line ends in the plain state (so that what the UI
+//     draws after a line is not coloured by it);
+//   - spaces at the end of a line that nothing makes visible (no
+//     background, reverse video, underline or strike-through) are dropped:
 //     glamour pads every line to the wrap width, which only gets in the way
 //     of copying text and of terminals narrower than the render;
-//   - escape sequences that follow the last visible character and end in a
-//     reset collapse to that one reset;
 //   - blank lines at the start and the end are dropped, and so is the final
-//     newline.
-func normalize(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+//     newline;
+//   - text with no foreground colour gets fg, if it is not nil: the
+//     document colour, which is not given to glamour (see [NewRenderer]).
+//
+// What a terminal shows — every cell's character, colours, attributes and
+// hyperlink — is unchanged (TestNormalizeKeepsCells checks this), but for
+// the colour fg gives.
+func normalize(s string, fg color.Color) string {
+	t := tidier{fg: fg}
+	var out strings.Builder
+	out.Grow(len(s) / 2)
 	pendingBlank := 0
-	started := false
 	for len(s) > 0 {
 		var line string
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -25,91 +44,122 @@ func normalize(s string) string {
 		} else {
 			line, s = s, ""
 		}
-		line = trimLine(line)
-		if isBlankRender(line) {
-			if started {
+		if !t.line(line) {
+			if out.Len() > 0 {
 				pendingBlank++
 			}
 			continue
 		}
-		if started {
-			b.WriteByte('\n')
+		if out.Len() > 0 {
+			for range pendingBlank + 1 {
+				out.WriteByte('\n')
+			}
 		}
-		for ; pendingBlank > 0; pendingBlank-- {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
-		started = true
+		pendingBlank = 0
+		out.Write(t.out)
 	}
-	return b.String()
+	return out.String()
 }
 
-// isBlankRender reports whether a trimmed line shows nothing.
-func isBlankRender(line string) bool {
-	for i := 0; i < len(line); {
-		if line[i] == 0x1b {
-			i = skipEscape(line, i)
-			continue
-		}
-		return false
-	}
-	return true
+// tidier re-encodes lines; pen carries the style from line to line, as a
+// terminal would.
+type tidier struct {
+	out    []byte       // the last line tidied
+	fg     color.Color  // the default foreground colour
+	pen    uv.Style     // the style the source has set
+	params xansi.Params // scratch
 }
 
-// trimLine drops the invisible trailing spaces of one rendered line. See
-// [normalize].
-func trimLine(line string) string {
-	var st sgrState
-	visibleEnd := 0 // just after the last character that shows
-	lastEsc := -1   // start of the last escape sequence after visibleEnd
+// line tidies one line into t.out and reports whether it shows anything.
+func (t *tidier) line(line string) bool {
+	t.out = t.out[:0]
+	var (
+		shown   uv.Style // the style the output has set
+		spaces  int      // invisible spaces not written yet
+		visible bool
+	)
+	flushSpaces := func() {
+		if spaces == 0 {
+			return
+		}
+		if showsSpace(&shown) {
+			t.out = append(t.out, xansi.ResetStyle...)
+			shown = uv.Style{}
+		}
+		for ; spaces > 0; spaces-- {
+			t.out = append(t.out, ' ')
+		}
+	}
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c == 0x1b {
 			j := skipEscape(line, i)
-			if !isSGR(line[i:j]) {
-				// Hyperlinks and other sequences are kept as they are.
-				visibleEnd, lastEsc = j, -1
+			if seq := line[i:j]; isSGR(seq) {
+				uv.ReadStyle(t.parse(seq[2:len(seq)-1]), &t.pen)
 			} else {
-				st.apply(line[i+2 : j-1])
-				lastEsc = i
+				// Hyperlinks and other sequences stay where they are.
+				flushSpaces()
+				t.out = append(t.out, seq...)
+				visible = true
 			}
 			i = j
 			continue
 		}
-		i++
-		if c == ' ' && !st.showsSpace() {
-			continue
-		}
-		for i < len(line) && line[i]&0xc0 == 0x80 { // rest of a UTF-8 sequence
+		if c == ' ' && !showsSpace(&t.pen) {
+			spaces++
 			i++
-		}
-		visibleEnd, lastEsc = i, -1
-	}
-	if visibleEnd == len(line) {
-		return line
-	}
-	out := line[:visibleEnd]
-	if lastEsc < 0 {
-		return out
-	}
-	if last := line[lastEsc:skipEscape(line, lastEsc)]; last == "\x1b[m" || last == "\x1b[0m" {
-		// Whatever came before, the line ends in the plain state.
-		return out + "\x1b[m"
-	}
-	// Keep the escapes (only the spaces go) so that the state carried over
-	// to the next line is unchanged.
-	var b strings.Builder
-	b.WriteString(out)
-	for i := visibleEnd; i < len(line); {
-		if line[i] == 0x1b {
-			j := skipEscape(line, i)
-			b.WriteString(line[i:j])
-			i = j
 			continue
 		}
-		i++
+		size := 1
+		if c >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(line[i:])
+		}
+		flushSpaces()
+		want := t.pen
+		if want.Fg == nil {
+			want.Fg = t.fg
+		}
+		if !shown.Equal(&want) {
+			t.out = append(t.out, uv.StyleDiff(&shown, &want)...)
+			shown = want
+		}
+		t.out = append(t.out, line[i:i+size]...)
+		visible = true
+		i += size
 	}
-	return b.String()
+	if !shown.IsZero() {
+		t.out = append(t.out, xansi.ResetStyle...)
+	}
+	return visible
+}
+
+// parse turns the parameters of an SGR sequence ("1;38;2;1;2;3", "4:3")
+// into the form the ultraviolet style reader takes.
+func (t *tidier) parse(s string) xansi.Params {
+	t.params = t.params[:0]
+	for {
+		end := strings.IndexAny(s, ";:")
+		field := s
+		if end >= 0 {
+			field = s[:end]
+		}
+		p := parser.MissingParam
+		if n, err := strconv.Atoi(field); err == nil && n >= 0 {
+			p = n
+		}
+		t.params = append(t.params, xansi.Param(xansi.Parameter(p, end >= 0 && s[end] == ':')))
+		if end < 0 {
+			return t.params
+		}
+		s = s[end+1:]
+	}
+}
+
+// showsSpace reports whether a space drawn in style st looks different from
+// one drawn in the plain style.
+func showsSpace(st *uv.Style) bool {
+	return st.Bg != nil || st.Underline != uv.UnderlineNone ||
+		st.Attrs&(uv.AttrReverse|uv.AttrStrikethrough) != 0
 }
 
 // skipEscape returns the index just after the escape sequence at s[i].
@@ -143,88 +193,4 @@ func skipEscape(s string, i int) int {
 
 func isSGR(seq string) bool {
 	return len(seq) >= 3 && seq[1] == '[' && seq[len(seq)-1] == 'm'
-}
-
-// sgrState tracks the attributes that make a space visible.
-type sgrState struct {
-	bg, reverse, underline, strike bool
-}
-
-func (st sgrState) showsSpace() bool { return st.bg || st.reverse || st.underline || st.strike }
-
-// apply updates the state with the parameters of one SGR sequence.
-func (st *sgrState) apply(params string) {
-	if params == "" {
-		*st = sgrState{}
-		return
-	}
-	for params != "" {
-		var p string
-		if i := strings.IndexByte(params, ';'); i >= 0 {
-			p, params = params[:i], params[i+1:]
-		} else {
-			p, params = params, ""
-		}
-		// Sub-parameters (4:3, 38:2:…) belong to their parameter.
-		colon := false
-		if i := strings.IndexByte(p, ':'); i >= 0 {
-			p, colon = p[:i], true
-		}
-		switch p {
-		case "", "0":
-			*st = sgrState{}
-		case "4", "21":
-			st.underline = true
-		case "24":
-			st.underline = false
-		case "7":
-			st.reverse = true
-		case "27":
-			st.reverse = false
-		case "9":
-			st.strike = true
-		case "29":
-			st.strike = false
-		case "49":
-			st.bg = false
-		case "38", "58":
-			if !colon {
-				params = skipColourArgs(params)
-			}
-		case "48":
-			st.bg = true
-			if !colon {
-				params = skipColourArgs(params)
-			}
-		default:
-			if n := len(p); n == 2 && p[0] == '4' && p[1] >= '0' && p[1] <= '7' ||
-				n == 3 && p[0] == '1' && p[1] == '0' && p[2] >= '0' && p[2] <= '7' {
-				st.bg = true
-			}
-		}
-	}
-}
-
-// skipColourArgs skips the arguments of an extended colour given with
-// semicolons: "5;n" or "2;r;g;b".
-func skipColourArgs(params string) string {
-	next := func() string {
-		if i := strings.IndexByte(params, ';'); i >= 0 {
-			p := params[:i]
-			params = params[i+1:]
-			return p
-		}
-		p := params
-		params = ""
-		return p
-	}
-	switch next() {
-	case "5":
-		next()
-	case "2":
-		next()
-		next()
-		next()
-	}
-	return params
 }

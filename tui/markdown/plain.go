@@ -14,13 +14,17 @@ import (
 // frame's, which lets [Stream.Render] append instead of copying.
 
 // plainCodeLine draws one line of code without highlighting, indented like
-// a rendered code block.
-func (r *Renderer) plainCodeLine(line string) string {
+// a rendered code block and cut into lines of width, as glamour does.
+func (r *Renderer) plainCodeLine(line string, width int) string {
 	line = strings.TrimRight(expandTabs(strings.TrimRight(line, "\r\n")), " ")
 	if line == "" {
 		return ""
 	}
-	return r.codeIndent + line
+	line = r.codeIndent + line
+	if textWidth(line) > width {
+		line = xansi.Hardwrap(line, width, true)
+	}
+	return line
 }
 
 // codeLines renders lines (complete lines of a fenced code block opened by

@@ -169,7 +169,9 @@ func splitBlocks(src string) []string {
 	return out
 }
 
-func isBlank(line string) bool { return strings.Trim(line, " \t") == "" }
+// isBlank reports whether a line (with or without its line ending) is
+// blank.
+func isBlank(line string) bool { return strings.Trim(line, " \t\r\n") == "" }
 
 // indentWidth counts leading spaces, a tab counting as 4.
 func indentWidth(line string) int {

@@ -62,10 +62,9 @@ type tailCache struct {
 	at         time.Time     // when exact (or the last code lines) were rendered
 	cost       time.Duration // how long that took
 
-	// For an open fenced code block: the rendered complete lines (not
-	// counting the opening fence), one line per source line, joined; how
-	// many there are; and where in the block the lines not rendered yet
-	// start.
+	// For an open fenced code block: the complete lines rendered so far
+	// (the opening fence not counted), joined; how many rendered lines
+	// that is; and where in the block the lines not rendered yet start.
 	code    strings.Builder
 	nCode   int
 	codeEnd int
@@ -119,7 +118,8 @@ func (s *Stream) addBlock(b span) { s.blocks = append(s.blocks, b) }
 //   - it is rendered with glamour again only once enough new text arrived
 //     (256 bytes, or half the block) or enough time passed (50ms, or ten
 //     times what its last render took); text that arrived since is drawn
-//     plain (no colour or markup, word-wrapped) after that render;
+//     plain (as written, in the terminal's default colour, word-wrapped)
+//     after that render;
 //   - an open fenced code block is drawn line by line: complete lines are
 //     highlighted in batches by the same rule, each line once, and the
 //     lines after them are drawn plain. Multi-line strings and comments
@@ -254,6 +254,9 @@ func (s *Stream) renderTail(src string, width int) string {
 	if key == "" {
 		return ""
 	}
+	if _, n := fenceOpen(strings.TrimLeft(key, " ")); n > 0 && !strings.Contains(key, "\n") {
+		return "" // a fence being opened: nothing to show yet
+	}
 	if s.tail.ok && key == s.tail.key {
 		return s.tail.exact
 	}
@@ -295,10 +298,11 @@ func (s *Stream) renderOpenFence(tail string, width int) string {
 		s.tail.codeEnd += len(pending)
 	}
 
+	// Blank lines at the ends are trimmed, as normalize does.
 	code := s.tail.code.String()
 	plain := tail[s.tail.codeEnd:]
 	if plain == "" {
-		return strings.TrimRight(code, "\n")
+		return strings.Trim(code, "\n")
 	}
 	b := &s.tail.text
 	b.Reset()
@@ -308,9 +312,9 @@ func (s *Stream) renderOpenFence(tail string, width int) string {
 			b.WriteByte('\n')
 		}
 		n++
-		b.WriteString(s.r.plainCodeLine(line))
+		b.WriteString(s.r.plainCodeLine(line, width))
 	}
-	return strings.TrimRight(s.tail.out.join(code, b.String()), "\n")
+	return strings.Trim(s.tail.out.join(code, b.String()), "\n")
 }
 
 // trimBlock drops the blank lines (and spaces) at the end of a block's

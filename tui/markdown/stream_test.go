@@ -15,7 +15,7 @@ func TestStreamEqualsWholeRender(t *testing.T) {
 	docs := map[string]string{
 		"answer":     readInput(t, "answer.md"),
 		"code":       readInput(t, "code.md"),
-		"generated":  answerDoc(24 << 10),
+		"generated":  answerDoc(12 << 10),
 		"crlf":       strings.ReplaceAll(readInput(t, "answer.md"), "\n", "\r\n"),
 		"open fence": "Some code:\n\n```go\nfunc f() {\n\n\treturn\n",
 	}
@@ -24,7 +24,7 @@ func TestStreamEqualsWholeRender(t *testing.T) {
 		for name, doc := range docs {
 			want := r.Render(doc, 80)
 			for _, n := range []int{1, 4, 7, 100} {
-				if n == 1 && len(doc) > 8000 {
+				if n == 1 && len(doc) > 4000 {
 					continue // slow, and the 4-byte run covers it
 				}
 				s := stream(r, doc, n, 80)
@@ -82,7 +82,7 @@ func TestStreamRendersFinishedBlocksOnce(t *testing.T) {
 // open block, however often Render is called.
 func TestStreamCostDoesNotGrow(t *testing.T) {
 	r := themeRenderer(t, "dark")
-	doc := answerDoc(64 << 10)
+	doc := answerDoc(32 << 10)
 	blocks := len(splitBlocks(doc))
 	r.calls.Store(0)
 	s := stream(r, doc, 4, 100)
@@ -151,6 +151,31 @@ func TestStreamTimeRule(t *testing.T) {
 	}
 }
 
+// TestStreamOpenFence streams a code block line by line, with time moving
+// on so that the complete lines are highlighted in batches of various
+// sizes, and checks that the open block always shows the same text as the
+// finished block will (colours aside).
+func TestStreamOpenFence(t *testing.T) {
+	r := themeRenderer(t, "dark")
+	code := "```go\n\nfunc main() {\n\n\n\tx := 1 // a comment\n\tfmt.Println(x)\n\n}\n\n// end\n"
+	for _, step := range []int{1, 2, 3, 5} {
+		now := time.Unix(0, 0)
+		s := r.NewStream()
+		s.now = func() time.Time { return now }
+		for i := 0; i < len(code); i++ {
+			s.Write(code[i : i+1])
+			if i%step == 0 {
+				now = now.Add(time.Second) // the next render highlights what is pending
+			}
+			got := xansi.Strip(s.Render(60))
+			want := xansi.Strip(r.Render(s.Source()+"\n```\n", 60))
+			if got != want {
+				t.Fatalf("step %d, after %q:\n got  %q\n want %q", step, s.Source(), got, want)
+			}
+		}
+	}
+}
+
 func TestStreamRenderReturnsSameStringWhenUnchanged(t *testing.T) {
 	r := themeRenderer(t, "dark")
 	s := r.NewStream()
@@ -171,7 +196,7 @@ func TestStreamRenderReturnsSameStringWhenUnchanged(t *testing.T) {
 // not changed by later calls (Render appends to a buffer it hands out).
 func TestStreamResultsStayUnchanged(t *testing.T) {
 	r := themeRenderer(t, "dark")
-	doc := answerDoc(16 << 10)
+	doc := answerDoc(8 << 10)
 	s := r.NewStream()
 	s.now = stoppedClock
 	type result struct{ got, copy string }
