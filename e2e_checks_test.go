@@ -304,3 +304,26 @@ func TestE2EChecksFileChangedByBash(t *testing.T) {
 		t.Errorf("retry message:\n%s", retry)
 	}
 }
+
+func TestE2EChecksEditAfterAutoformatIsNotStale(t *testing.T) {
+	// The model writes unformatted code with a vet error. gofmt formats
+	// the file at turn end; the model's fix with edit_file, made without
+	// reading the file again, must not be refused as stale: the only change
+	// since its write is tackle's own, and the model was told of it.
+	e := newE2E(t, "checks_format_then_edit.json")
+	e.file("go.mod", checksGoMod)
+	r := e.runChecks("--mode", "accept-edits", "-p", "print x")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want %d", r.code, exitOK)
+	}
+	e.wantRequests(4)
+	if retry := e.lastUser(2); !strings.Contains(retry, "gofmt reformatted main.go") {
+		t.Errorf("retry message does not mention the formatting:\n%s", retry)
+	}
+	if got := e.toolResult(3, "call_edit"); strings.Contains(got, "Refusing") {
+		t.Errorf("edit refused: %q", got)
+	}
+	if got := e.readFile("main.go"); !strings.Contains(got, "\tfmt.Printf(\"%s\\n\", \"x\")") {
+		t.Errorf("main.go = %q", got)
+	}
+}

@@ -143,3 +143,30 @@ func TestEditFileSurvivesFailure(t *testing.T) {
 		t.Error("the failed edit changed the file")
 	}
 }
+
+func TestAcknowledgeAfterHarnessChange(t *testing.T) {
+	r, dir := newTestRegistry(t)
+	p := writeFile(t, dir, "main.go", goSource)
+	wantOK(t, call(t, r, "read_file", ReadFileArgs{Path: "main.go"}))
+	// The harness (gofmt at turn end) rewrites the file and tells the model.
+	writeFile(t, dir, "main.go", goSource+"// formatted\n")
+	if err := r.Acknowledge("main.go"); err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, call(t, r, "edit_file", EditFileArgs{Path: "main.go", OldString: "package main", NewString: "package x"}))
+	if got := readFile(t, p); !strings.HasPrefix(got, "package x") || !strings.HasSuffix(got, "// formatted\n") {
+		t.Errorf("content = %q", got)
+	}
+
+	// A file the model never read stays unknown: acknowledging does not
+	// let the model edit it blind.
+	writeFile(t, dir, "other.go", goSource)
+	if err := r.Acknowledge("other.go"); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, call(t, r, "edit_file", EditFileArgs{Path: "other.go", OldString: "package main", NewString: "package x"}),
+		"has not been read in this session")
+	if err := r.Acknowledge("../outside.go"); err == nil {
+		t.Error("Acknowledge outside the workspace succeeded")
+	}
+}

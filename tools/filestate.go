@@ -72,3 +72,11 @@ func (s *fileStates) check(rel string, cur stamp, verb string) string {
 	}
 	return ""
 }
+
+// known reports whether rel has a stamp.
+func (s *fileStates) known(rel string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.stamps[rel]
+	return ok
+}

@@ -159,6 +159,34 @@ type CallInfo struct {
 	Command string
 }
 
+// Acknowledge records the current content of path as known to the model,
+// if the model knew an earlier version: the harness itself changed the
+// file (gofmt at turn end) and told the model, so that change must not
+// make the model's next edit look stale. A file the model never read or
+// wrote stays unknown.
+func (r *Registry) Acknowledge(path string) error {
+	rel, err := r.ws.Resolve(path)
+	if err != nil {
+		return err
+	}
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	if !r.files.known(rel) {
+		return nil
+	}
+	f, fi, err := r.ws.openRegular(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := stampFile(f, fi)
+	if err != nil {
+		return err
+	}
+	r.files.record(rel, st)
+	return nil
+}
+
 // Inspect decodes a call for an approval policy without running it. The
 // error is an *ArgsError for arguments the tool would refuse, or an error
 // for an unknown tool.

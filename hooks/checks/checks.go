@@ -54,6 +54,13 @@ type Inspector interface {
 	Inspect(call chat.ToolCall) (tools.CallInfo, error)
 }
 
+// acknowledger is implemented by a Tools that tracks what the model has
+// seen of each file (*tools.Registry): after formatting a file the checks
+// tell it, so the model's next edit is not refused as stale.
+type acknowledger interface {
+	Acknowledge(path string) error
+}
+
 // Config configures the checks. Workspace and Tools are required.
 type Config struct {
 	// Workspace is the workspace root: absolute, with symbolic links
@@ -625,6 +632,13 @@ func (c *Checker) gofmt(ctx context.Context, root *os.Root, files []string) chec
 		o.diags = append(o.diags, r.diags...)
 		if r.formatted {
 			o.formatted = append(o.formatted, r.path)
+			// The model was told; its next edit of the file must not be
+			// refused as stale because of our change.
+			if ack, ok := c.cfg.Tools.(acknowledger); ok {
+				if err := ack.Acknowledge(r.path); err != nil {
+					o.errs = append(o.errs, fmt.Sprintf("record formatted %s: %v", r.path, err))
+				}
+			}
 		}
 		if r.syntax {
 			o.broken = append(o.broken, path.Dir(r.path))
