@@ -61,55 +61,39 @@ func newPlainAfter(rendered string) plainAfter {
 	return plainAfter{col: xansi.StringWidth(last), indent: hangingIndent(xansi.Strip(last))}
 }
 
-// draw appends text to b (which holds the rendered block).
+// draw appends text to b (which holds the rendered block), wrapped at
+// width character by character rather than word by word: a character, once
+// placed, never moves, so the text drawn for more source extends the text
+// drawn for less — which is what lets Render append rather than copy. A
+// word cut at the end of a line is joined again by the next glamour render.
 func (p plainAfter) draw(b *strings.Builder, text string, width int) {
 	col, indent := p.col, p.indent
-	space := false
-	for text != "" {
-		switch text[0] {
-		case ' ', '\t':
-			space = true
-			text = text[1:]
+	for _, r := range text {
+		switch r {
+		case '\r':
 			continue
 		case '\n':
 			// A new source line starts at the left edge.
 			b.WriteByte('\n')
-			col, indent, space = 0, 0, false
-			text = text[1:]
+			col, indent = 0, 0
 			continue
-		case '\r':
-			text = text[1:]
-			continue
+		case '\t':
+			r = ' '
 		}
-		end := strings.IndexAny(text, " \t\r\n")
-		if end < 0 {
-			end = len(text)
+		w := 1
+		if r >= utf8.RuneSelf {
+			w = xansi.StringWidth(string(r))
 		}
-		word := text[:end]
-		text = text[end:]
-		for word != "" {
-			w := textWidth(word)
-			gap := 0
-			if space {
-				gap = 1
+		if col+w > width && col > indent {
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat(" ", indent))
+			col = indent
+			if r == ' ' {
+				continue // no space at the start of a wrapped line
 			}
-			if col+gap+w > width && col > indent {
-				b.WriteByte('\n')
-				b.WriteString(strings.Repeat(" ", indent))
-				col, gap = indent, 0
-			}
-			piece := word
-			if col+gap+w > width {
-				piece = cutWidth(word, width-col-gap) // a word longer than the line
-			}
-			if gap > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(piece)
-			col += gap + textWidth(piece)
-			word = word[len(piece):]
-			space = false
 		}
+		b.WriteRune(r)
+		col += w
 	}
 }
 
@@ -139,20 +123,6 @@ func hangingIndent(line string) int {
 		return n + digits + 2
 	}
 	return n
-}
-
-// cutWidth returns the longest prefix of s, at least one character, that is
-// at most w cells wide.
-func cutWidth(s string, w int) string {
-	end := 0
-	for i, r := range s {
-		next := i + utf8.RuneLen(r)
-		if i > 0 && textWidth(s[:next]) > w {
-			break
-		}
-		end = next
-	}
-	return s[:end]
 }
 
 // extender joins a head and a tail into one string, appending to its

@@ -9,7 +9,7 @@ import (
 const (
 	// tailMinBytes: once this many bytes arrived since its last render, or
 	// half the block's length if that is more.
-	tailMinBytes = 256
+	tailMinBytes = 512
 	// tailMinAge: once its last render is this old, or ten times as old as
 	// that render took if that is more.
 	tailMinAge = 50 * time.Millisecond
