@@ -20,6 +20,8 @@ import (
 //	Render/60fps         Render every 16 deltas: a frame at 60 fps when
 //	                     deltas arrive at about 1000 a second
 //	Parts/...            the same through Parts, which never joins
+//	blocks-once          the floor: Renderer.Render of the whole answer,
+//	                     each block rendered once, nothing streamed
 //	naive                the baseline: glamour renders the whole message
 //	                     after every delta (estimated, see naiveEstimate)
 //
@@ -77,6 +79,15 @@ func BenchmarkStream200KB(b *testing.B) {
 			})
 		}
 	}
+	b.Run("blocks-once", func(b *testing.B) {
+		var cpu time.Duration
+		for b.Loop() {
+			start := cpuTime()
+			r.Render(doc, benchWidth)
+			cpu += cpuTime() - start
+		}
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	})
 	b.Run("naive", func(b *testing.B) {
 		for b.Loop() {
 			// The estimate is made once; this reports it.

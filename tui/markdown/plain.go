@@ -9,7 +9,7 @@ import (
 )
 
 // Text of the open block that has not been through glamour yet is drawn
-// plain: no colour, no markup, word-wrapped. It is drawn without escape
+// plain: no colour, no markup, wrapped. It is drawn without escape
 // sequences on purpose: then a frame's text usually extends the previous
 // frame's, which lets [Stream.Render] append instead of copying.
 
@@ -50,7 +50,7 @@ func (r *Renderer) codeLines(header, lines, closing string, width int) []string 
 }
 
 // plainAfter continues a rendered block with more of its source, drawn
-// plain and word-wrapped at width after the block's last line.
+// plain and wrapped at width after the block's last line.
 type plainAfter struct {
 	col    int // width of the rendered block's last line
 	indent int // where wrapped lines start: under the last line's text

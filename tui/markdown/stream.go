@@ -116,9 +116,9 @@ func (s *Stream) addBlock(b span) { s.blocks = append(s.blocks, b) }
 // the end is drawn cheaply:
 //
 //   - it is rendered with glamour again only once enough new text arrived
-//     (256 bytes, or half the block) or enough time passed (50ms, or ten
+//     (512 bytes, or half the block) or enough time passed (50ms, or ten
 //     times what its last render took); text that arrived since is drawn
-//     plain (as written, in the terminal's default colour, word-wrapped)
+//     plain (as written, in the terminal's default colour, wrapped)
 //     after that render;
 //   - an open fenced code block is drawn line by line: complete lines are
 //     highlighted in batches by the same rule, each line once, and the

@@ -90,7 +90,7 @@ func TestStreamCostDoesNotGrow(t *testing.T) {
 	s.Render(100)
 	calls := int(r.calls.Load())
 	// Each block once when finished, plus re-renders of the open block every
-	// 256 bytes or half its size, plus code lines in batches.
+	// 512 bytes or half its size, plus code lines in batches.
 	if limit := blocks + 2*len(doc)/tailMinBytes; calls > limit {
 		t.Errorf("%d glamour renders for %d blocks and %d bytes streamed in 4-byte pieces; want at most %d", calls, blocks, len(doc), limit)
 	}
@@ -108,7 +108,7 @@ func TestStreamRenderShowsEverythingWritten(t *testing.T) {
 	if !strings.Contains(xansi.Strip(first), "The first paragraph is long enough to be rendered.") {
 		t.Fatalf("render misses text: %q", xansi.Strip(first))
 	}
-	// Less than 256 bytes later, the new words are drawn plain, wrapped.
+	// Less than 512 bytes later, the new words are drawn plain, wrapped.
 	s.Write(" And some more words arrive, enough to need a second line here.")
 	second := xansi.Strip(s.Render(60))
 	if !strings.Contains(second, "more words arrive") {
