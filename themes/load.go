@@ -60,18 +60,19 @@ func (e *Error) Error() string {
 // Load reads the user themes in dir: every *.json file, in name order. A
 // missing dir is not an error (there are simply no user themes).
 //
-// A theme file looks like this; every palette colour is required, unless
-// "extends" names a built-in theme whose colours (and "dark") fill in the
-// ones the file leaves out:
+// A theme file looks like this:
 //
 //	{
-//	  "name": "ocean",          // optional: defaults to the file name without .json
-//	  "dark": true,             // required unless "extends" is set
-//	  "extends": "dark",        // optional: a built-in theme
-//	  "palette": {"accent": "#5fafd7", "accent2": "#87d7af", ...}
+//	  "name": "ocean",
+//	  "extends": "dark",
+//	  "palette": {"accent": "#5fafd7", "accent2": "#87d7af"}
 //	}
 //
-// Unknown fields are errors. Load returns the themes that loaded and, when
+// "name" defaults to the file name without ".json". "dark" (true for a theme
+// meant for a dark background) and every colour of the palette (see
+// [PaletteFields]; "#rgb" or "#rrggbb") are required, unless "extends" names
+// a built-in theme, whose values fill in what the file leaves out. Unknown
+// fields are errors. A user theme with a built-in's name replaces it. Load returns the themes that loaded and, when
 // some files did not, an error joining one [*Error] per problem, each naming
 // the file and the field.
 func Load(dir string) ([]Theme, error) {
