@@ -21,6 +21,7 @@ type tmuxSession struct {
 	t      *testing.T
 	socket string
 	name   string
+	status string // the file the shell writes tackle's exit status to
 }
 
 // needTmux returns the tmux binary, or skips the test when tmux is missing
@@ -44,7 +45,7 @@ func (e *e2e) startTUI(args ...string) *tmuxSession {
 	needTmux(t)
 	cmd := e.command(args...)
 	var line []string
-	line = append(line, "exec", "env", "-i")
+	line = append(line, "env", "-i")
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
 	}
@@ -53,11 +54,14 @@ func (e *e2e) startTUI(args ...string) *tmuxSession {
 		line = append(line, shellQuote(a))
 	}
 
-	conf := filepath.Join(t.TempDir(), "tmux.conf")
+	dir := t.TempDir()
+	status := filepath.Join(dir, "status")
+	line = append(line, ";", "echo", "$?", ">", shellQuote(status))
+	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g escape-time 10\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
+	s := &tmuxSession{t: t, status: status, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
 	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", "-c", cmd.Dir, strings.Join(line, " "))
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -114,18 +118,20 @@ func (s *tmuxSession) waitUntil(what string, cond func(string) bool) string {
 	return ""
 }
 
-// waitExit waits for tackle to exit and returns its exit status.
+// waitExit waits for tackle to exit and returns its exit status, which
+// the shell around it writes to a file (tmux may report a pane dead before
+// it has collected the exit status).
 func (s *tmuxSession) waitExit() int {
 	s.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		out, err := exec.Command("tmux", "-L", s.socket, "display-message", "-p", "-t", s.name, "#{pane_dead} #{pane_dead_status}").Output()
-		if err != nil {
-			s.t.Fatalf("tmux display-message: %v", err)
-		}
-		var dead, status int
-		if _, err := fmt.Sscan(string(out), &dead, &status); err == nil && dead == 1 {
-			return status
+		b, err := os.ReadFile(s.status)
+		if err == nil && strings.HasSuffix(string(b), "\n") {
+			var code int
+			if _, err := fmt.Sscan(string(b), &code); err != nil {
+				s.t.Fatalf("exit status file: %q", b)
+			}
+			return code
 		}
 	}
 	s.t.Fatalf("tackle did not exit; the screen is:\n%s", s.capture(false))
@@ -194,4 +200,58 @@ func TestE2ETUIDeny(t *testing.T) {
 	if code := s.waitExit(); code != exitOK {
 		t.Errorf("exit status %d", code)
 	}
+}
+
+func TestE2ETUIInterruptRunsOnAbort(t *testing.T) {
+	e := newE2E(t, "tui_stall.json")
+	e.config(`{"hooks": {"on_abort": [{"name": "note", "command": "cat > aborted.json"}]}}`)
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("think hard")
+	s.keys("Enter")
+	<-e.srv.Stalled()
+	s.waitFor("Thinking about it")
+	s.keys("Escape")
+	screen := s.waitFor("⏹ interrupted")
+	if strings.Contains(screen, "esc to interrupt") {
+		t.Errorf("the turn still runs:\n%s", screen)
+	}
+	b, err := os.ReadFile(filepath.Join(e.workspace, "aborted.json"))
+	if err != nil || !strings.Contains(string(b), `"on_abort"`) {
+		t.Errorf("the on_abort hook did not run: %v %s", err, b)
+	}
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+}
+
+func TestE2ETUIResizeRewraps(t *testing.T) {
+	e := newE2E(t, "tui_answer.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("why does TestParse fail?")
+	s.keys("Enter")
+	s.waitFor("That is all.")
+	s.tmux("resize-window", "-t", s.name, "-x", "44", "-y", "30")
+	fits := func(screen string) bool {
+		for _, line := range strings.Split(screen, "\n") {
+			if len([]rune(strings.TrimRight(line, " "))) > 44 {
+				return false
+			}
+		}
+		return true
+	}
+	// The terminal reflows the old screen at once; the UI then redraws
+	// everything wrapped to the new width, with no words lost.
+	screen := s.waitUntil("the answer re-wrapped to 44 columns", func(screen string) bool {
+		return fits(screen) && strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse : the parser drops the last field.")
+	})
+	for _, want := range []string{"func parse(s string) []string {", "That is all.", "e2e-model · default"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("after the resize the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	s.keys("C-d")
+	s.waitExit()
 }

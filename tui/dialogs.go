@@ -86,9 +86,8 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		m.interrupting = true
 		cmd := m.resume(abortAll(a.pending, "interrupted by the user"))
-		m.interrupting = true
+		m.interrupting = true // after resume, which starts a run afresh
 		return cmd
 	case act.decisions != nil:
 		return m.resume(act.decisions)
