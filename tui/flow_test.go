@@ -257,3 +257,27 @@ func TestFlowCancelMidStream(t *testing.T) {
 	f.key("ctrl+c") // clears the editor
 	f.quit()
 }
+
+func TestFlowApproveAlways(t *testing.T) {
+	f := newFlow(t, "tui_always.json")
+	f.submit("check go")
+	screen := f.p.waitText(t, "Allow bash?")
+	if !strings.Contains(screen, "always allow bash(go version *)") {
+		t.Errorf("the dialog does not name the rule it adds:\n%s", screen)
+	}
+	f.key("a")
+	// The second call is covered by the session rule: it runs without a
+	// dialog, and the turn ends.
+	screen = f.p.waitText(t, "Both ran.")
+	if strings.Count(screen, "bash  go version") != 2 || strings.Contains(screen, "denied") {
+		t.Errorf("both calls did not run:\n%s", screen)
+	}
+	// It ran: go version -m fails on /dev/null, and says so.
+	if got := f.toolResult("call_2"); !strings.Contains(got, "exit code 1") {
+		t.Errorf("second result = %q", got)
+	}
+	m := f.quit()
+	if got := m.opts.Policy.(*approval.Policy).SessionRules(); len(got) != 1 || got[0] != "bash(go version *)" {
+		t.Errorf("session rules = %q", got)
+	}
+}
