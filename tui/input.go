@@ -38,7 +38,8 @@ type input struct {
 
 	width   int // as last set
 	viewKey string
-	lines   []string // the editor as last drawn, for View
+	lines   []string    // the editor as last drawn, for View
+	cur     *tea.Cursor // and its cursor
 }
 
 func newInput(st *themes.Styles) input {
@@ -108,6 +109,7 @@ func (in *input) refresh(theme string) {
 	if key != in.viewKey {
 		in.viewKey = key
 		in.lines = strings.Split(in.ta.View(), "\n")
+		in.cur = in.ta.Cursor()
 	}
 }
 
@@ -222,5 +224,11 @@ func (in *input) historyNext() bool {
 func (in *input) focus() { in.ta.Focus() }
 func (in *input) blur()  { in.ta.Blur() }
 
-// cursor is the terminal cursor inside the editor, or nil.
-func (in input) cursor() *tea.Cursor { return in.ta.Cursor() }
+// cursor is the terminal cursor inside the editor as last drawn, or nil.
+func (in input) cursor() *tea.Cursor {
+	if in.cur == nil {
+		return nil
+	}
+	c := *in.cur
+	return &c
+}

@@ -16,6 +16,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +149,10 @@ type Model struct {
 
 	inlineHeight int    // inline mode: the tallest view so far, which it keeps
 	notice       string // a one-off hint in the status line
+
+	// The rule and the status line as last drawn: the view is drawn after
+	// every message, and most messages change neither.
+	rule, status memo
 }
 
 // New returns the root model.
@@ -225,6 +230,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout(true)
 	case spinMsg:
 		cmd = m.spinTick()
+	case tea.MouseMsg:
+		// Only the wheel is used; clicks would reach the editor with
+		// screen coordinates.
 	default:
 		if len(m.dialogs) == 0 {
 			m.input, cmd = m.input.update(msg)
@@ -430,7 +438,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			rows = append(rows[:keep:keep], d...)
 		}
 	} else {
-		rows = append(rows, m.ruleLine())
+		rows = append(rows, m.rule.get(m.ruleKey(), m.ruleLine))
 		inputTop := len(rows)
 		rows = append(rows, m.input.lines...)
 		if c := m.input.cursor(); c != nil {
@@ -438,7 +446,21 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			cursor = c
 		}
 	}
-	return append(rows, m.statusLine()), cursor
+	return append(rows, m.status.get(m.statusKey(), m.statusLine)), cursor
+}
+
+// memo keeps a string drawn from the state a key describes.
+type memo struct{ key, val string }
+
+func (c *memo) get(key string, draw func() string) string {
+	if key != c.key || c.val == "" {
+		c.key, c.val = key, draw()
+	}
+	return c.val
+}
+
+func (m *Model) ruleKey() string {
+	return fmt.Sprint(m.width, m.theme.Name, len(m.queue), m.opts.Inline, m.transcript.atBottom(), m.transcript.below())
 }
 
 // ruleLine is the line above the editor; it says when the transcript is

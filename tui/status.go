@@ -72,6 +72,25 @@ func (m *Model) statusLine() string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
+// statusKey describes everything the status line shows.
+func (m *Model) statusKey() string {
+	approving := false
+	if n := len(m.dialogs); n > 0 {
+		_, approving = m.dialogs[n-1].(*approvalDialog)
+	}
+	spin := -1
+	if m.quitting || m.interrupting || m.running || m.checksRunning() {
+		spin = m.spin % len(spinFrames.Frames)
+	}
+	elapsed := -1
+	if m.running {
+		elapsed = int(m.now().Sub(m.turnStart).Seconds())
+	}
+	return fmt.Sprint(m.width, m.theme.Name, m.quitting, m.interrupting, len(m.dialogs), approving, m.running,
+		m.streaming != nil, m.runningTool(), elapsed, spin, m.notice, m.checksRunning(),
+		m.model, m.mode, m.usage, m.ctxSize, m.retry, m.opts.Workdir)
+}
+
 // activity says what the session is doing.
 func (m *Model) activity() string {
 	st := &m.styles
