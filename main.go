@@ -62,7 +62,7 @@ type cli struct {
 	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
-	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	Theme        string           `env:"TACKLE_THEME" default:"${theme}" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 }
@@ -107,6 +107,7 @@ func run(args []string, stdio stdio) int {
 			"mode":         or(cfg.Mode, string(approval.Default)),
 			"max_requests": strconv.Itoa(or(cfg.MaxRequests, agent.DefaultMaxRequests)),
 			"max_retries":  strconv.Itoa(or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
+			"theme":        cfg.Theme,
 		},
 		kong.Writers(stdio.out, stdio.err),
 		kong.Exit(func(code int) { exit = code }),
@@ -410,8 +411,6 @@ func readPrompt(flag string, stdio stdio) (string, error) {
 		return flag, nil
 	case piped != "":
 		return piped, nil
-	case stdio.inTTY:
-		return "", usageError{"no prompt: the interactive UI is not built yet; pass -p \"...\" or pipe a prompt on stdin"}
 	default:
 		return "", usageError{"no prompt: pass -p \"...\" or pipe a prompt on stdin"}
 	}

@@ -31,6 +31,8 @@ type Config struct {
 	Mode        string `json:"mode,omitempty"`
 	MaxRequests int    `json:"max_requests,omitempty"`
 	MaxRetries  int    `json:"max_retries,omitempty"`
+	// Theme names the interactive UI's theme ("auto" when empty).
+	Theme string `json:"theme,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the
 	// CLI's --allow and --deny add to them.
 	Allow []string `json:"allow,omitempty"`
