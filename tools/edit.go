@@ -81,16 +81,7 @@ func (r *Registry) editFile(ctx context.Context, a EditFileArgs) (Result, error)
 	}
 
 	content := string(data)
-	old, repl := a.OldString, a.NewString
-	n := strings.Count(content, old)
-	if n == 0 && strings.Contains(old, "\n") && !strings.Contains(old, "\r") && strings.Contains(content, "\r\n") {
-		// The file has CRLF line endings, which read_file does not show.
-		crlfOld := strings.ReplaceAll(old, "\n", "\r\n")
-		if m := strings.Count(content, crlfOld); m > 0 {
-			old, n = crlfOld, m
-			repl = strings.ReplaceAll(strings.ReplaceAll(repl, "\r\n", "\n"), "\n", "\r\n")
-		}
-	}
+	old, repl, n := MatchEdit(content, a.OldString, a.NewString)
 	switch {
 	case n == 0:
 		msg := fmt.Sprintf("old_string was not found in %s.", shown)
@@ -162,4 +153,20 @@ func capDiff(diff string) string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// MatchEdit finds old in content as edit_file does and returns the strings
+// to replace (old and repl, adapted to the file's CRLF line endings, which
+// read_file does not show, when only that form occurs) and how many times
+// old occurs. The approval dialog previews an edit with it, so that what
+// is shown is what the tool will do.
+func MatchEdit(content, old, repl string) (string, string, int) {
+	n := strings.Count(content, old)
+	if n == 0 && strings.Contains(old, "\n") && !strings.Contains(old, "\r") && strings.Contains(content, "\r\n") {
+		crlfOld := strings.ReplaceAll(old, "\n", "\r\n")
+		if m := strings.Count(content, crlfOld); m > 0 {
+			return crlfOld, strings.ReplaceAll(strings.ReplaceAll(repl, "\r\n", "\n"), "\n", "\r\n"), m
+		}
+	}
+	return old, repl, n
 }

@@ -23,10 +23,10 @@ var bashFixedEnv = []string{
 	"TERM=dumb",
 }
 
-// isSecretEnv reports whether an environment variable must not reach
-// commands the model runs: API keys, tokens, secrets, passwords, and
-// everything of the OpenAI client's.
-func isSecretEnv(name string) bool {
+// IsSecretEnv reports whether an environment variable must not reach
+// commands the model runs (nor the turn-end checks): API keys, tokens,
+// secrets, passwords, and everything of the OpenAI client's.
+func IsSecretEnv(name string) bool {
 	u := strings.ToUpper(name)
 	return u == "API_KEY" || strings.HasSuffix(u, "_API_KEY") ||
 		u == "TOKEN" || strings.HasSuffix(u, "_TOKEN") ||
@@ -39,7 +39,7 @@ func isSecretEnv(name string) bool {
 func bashEnv(base []string) (env, secrets []string) {
 	for _, kv := range base {
 		name, value, _ := strings.Cut(kv, "=")
-		if isSecretEnv(name) {
+		if IsSecretEnv(name) {
 			if len(value) >= minSecretLen {
 				secrets = append(secrets, value)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 )
 
 // approvalDialog asks the user about each pending call of a paused run in
@@ -353,14 +354,7 @@ func (d *approvalDialog) editBody(st *themes.Styles, inner int) []string {
 // (including its fallback to CRLF line endings) and says how many times
 // old occurs.
 func previewEdit(content, old, repl string, all bool) (string, int) {
-	n := strings.Count(content, old)
-	if n == 0 && strings.Contains(old, "\n") && !strings.Contains(old, "\r") && strings.Contains(content, "\r\n") {
-		crlfOld := strings.ReplaceAll(old, "\n", "\r\n")
-		if m := strings.Count(content, crlfOld); m > 0 {
-			old, n = crlfOld, m
-			repl = strings.ReplaceAll(strings.ReplaceAll(repl, "\r\n", "\n"), "\n", "\r\n")
-		}
-	}
+	old, repl, n := tools.MatchEdit(content, old, repl)
 	if n == 0 || old == "" || n > 1 && !all {
 		return content, n
 	}

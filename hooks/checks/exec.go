@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools"
 )
 
 // maxOutput bounds what is kept of one process's output.
@@ -154,25 +156,13 @@ func getenv(env []string, name string) string {
 	return ""
 }
 
-// isSecretEnv reports whether a variable must not reach the checks: API
-// keys, tokens, secrets, passwords and the model client's settings. The
-// checks run project code's build (go vet) and configured commands;
-// neither needs them.
-func isSecretEnv(name string) bool {
-	u := strings.ToUpper(name)
-	return u == "API_KEY" || strings.HasSuffix(u, "_API_KEY") ||
-		u == "TOKEN" || strings.HasSuffix(u, "_TOKEN") ||
-		strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") ||
-		strings.HasPrefix(u, "OPENAI_")
-}
-
 // withEnv returns base without the secret variables and without the ones
 // set in extra, followed by extra.
 func withEnv(base []string, extra ...string) []string {
 	out := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if isSecretEnv(name) || slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+		if tools.IsSecretEnv(name) || slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
 			continue
 		}
 		out = append(out, kv)
