@@ -77,8 +77,8 @@ type stdio struct {
 }
 
 func main() {
-	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: term.IsTerminal(int(os.Stdin.Fd())), getenv: os.Getenv}
-	os.Exit(run(os.Args[1:], io))
+	streams := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: term.IsTerminal(int(os.Stdin.Fd())), getenv: os.Getenv}
+	os.Exit(run(os.Args[1:], streams))
 }
 
 // usageError is an error in how tackle was called.
