@@ -6,14 +6,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent/chat"
@@ -33,38 +29,6 @@ func (e *e2e) file(rel, content string) {
 	if err := os.WriteFile(p, []byte(content), mode); err != nil {
 		e.t.Fatal(err)
 	}
-}
-
-// goCache is the test process's Go build cache, which the runs share:
-// the e2e helper gives tackle a fresh HOME, and a cold cache would make
-// every go vet compile the standard library again.
-var goCache = sync.OnceValue(func() string {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-})
-
-// runChecks is e.run with the shared build cache.
-func (e *e2e) runChecks(args ...string) result {
-	e.t.Helper()
-	cmd := e.command(args...)
-	if c := goCache(); c != "" {
-		cmd.Env = append(cmd.Env, "GOCACHE="+c)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	code := 0
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("running tackle: %v", err)
-	}
-	e.t.Logf("tackle %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
 func (e *e2e) readFile(rel string) string {
@@ -104,7 +68,7 @@ const checksGoMod = "module example.com/m\n\ngo 1.22\n"
 func TestE2EChecksVetErrorIsFedBackAndFixed(t *testing.T) {
 	e := newE2E(t, "checks_vet_fix.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "-p", "write a program that prints x")
+	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
 	if r.code != exitOK {
 		t.Fatalf("exit %d, want %d", r.code, exitOK)
 	}
@@ -133,7 +97,7 @@ func TestE2EChecksVetErrorIsFedBackAndFixed(t *testing.T) {
 func TestE2EChecksSyntaxErrorIsReportedByGofmt(t *testing.T) {
 	e := newE2E(t, "checks_syntax.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "-p", "write main.go")
+	r := e.run("--mode", "accept-edits", "-p", "write main.go")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -146,7 +110,7 @@ func TestE2EChecksSyntaxErrorIsReportedByGofmt(t *testing.T) {
 func TestE2EChecksFormatWithoutARetryRound(t *testing.T) {
 	e := newE2E(t, "checks_format.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "--output", "stream-json", "-p", "write main.go")
+	r := e.run("--mode", "accept-edits", "--output", "stream-json", "-p", "write main.go")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -197,7 +161,7 @@ func TestE2EChecksFormatWithoutARetryRound(t *testing.T) {
 func TestE2EChecksNoAutoformatFlag(t *testing.T) {
 	e := newE2E(t, "checks_no_autoformat.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "--no-autoformat", "-p", "write main.go")
+	r := e.run("--mode", "accept-edits", "--no-autoformat", "-p", "write main.go")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -210,7 +174,7 @@ func TestE2EChecksNoAutoformatFlag(t *testing.T) {
 func TestE2EChecksNeverFixedIsCapped(t *testing.T) {
 	e := newE2E(t, "checks_never_fixed.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "-p", "write a program that prints x")
+	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
 	if r.code != exitCapped {
 		t.Fatalf("exit %d, want %d", r.code, exitCapped)
 	}
@@ -234,7 +198,7 @@ func TestE2EChecksNeverFixedIsCapped(t *testing.T) {
 func TestE2EChecksSameProblemsTwiceStopEarly(t *testing.T) {
 	e := newE2E(t, "checks_no_progress.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "-p", "write a program that prints x")
+	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
 	if r.code != exitCapped {
 		t.Fatalf("exit %d, want %d", r.code, exitCapped)
 	}
@@ -248,7 +212,7 @@ func TestE2EChecksTwoModules(t *testing.T) {
 	e := newE2E(t, "checks_two_modules.json")
 	e.file("a/go.mod", "module example.com/a\n\ngo 1.22\n")
 	e.file("b/go.mod", "module example.com/b\n\ngo 1.22\n")
-	r := e.runChecks("--mode", "accept-edits", "-p", "work on both modules")
+	r := e.run("--mode", "accept-edits", "-p", "work on both modules")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -281,7 +245,7 @@ func TestE2EChecksConfiguredCommand(t *testing.T) {
 	// The "linter" is a shell script that fails on a marker.
 	e.file("lint.sh", "#!/bin/sh\nst=0\nfor f in \"$@\"; do\n\tif grep -q FIXME-NOW \"$f\"; then\n\t\tgrep -n FIXME-NOW \"$f\" | sed \"s|^|$f:|\"\n\t\tst=1\n\tfi\ndone\nexit $st\n")
 	e.config(`{"checks": {"commands": [{"name": "shlint", "match": "*.sh", "run": ["./lint.sh", "{files}"]}]}}`)
-	r := e.runChecks("--mode", "accept-edits", "-p", "write a deploy script")
+	r := e.run("--mode", "accept-edits", "-p", "write a deploy script")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -295,7 +259,7 @@ func TestE2EChecksConfiguredCommand(t *testing.T) {
 func TestE2EChecksFileChangedByBash(t *testing.T) {
 	e := newE2E(t, "checks_bash.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--yes", "-p", "generate cmd/main.go")
+	r := e.run("--yes", "-p", "generate cmd/main.go")
 	if r.code != exitOK {
 		t.Fatalf("exit %d", r.code)
 	}
@@ -312,7 +276,7 @@ func TestE2EChecksEditAfterAutoformatIsNotStale(t *testing.T) {
 	// since its write is tackle's own, and the model was told of it.
 	e := newE2E(t, "checks_format_then_edit.json")
 	e.file("go.mod", checksGoMod)
-	r := e.runChecks("--mode", "accept-edits", "-p", "print x")
+	r := e.run("--mode", "accept-edits", "-p", "print x")
 	if r.code != exitOK {
 		t.Fatalf("exit %d, want %d", r.code, exitOK)
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -84,11 +85,25 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 		"OPENAI_API_KEY=sk-e2e-secret-key",
 		"TACKLE_MODEL=e2e-model",
 	}
+	// tackle gets a fresh HOME; the test process's build cache keeps the
+	// turn-end checks' go vet from compiling the standard library again.
+	if c := goCache(); c != "" {
+		cmd.Env = append(cmd.Env, "GOCACHE="+c)
+	}
 	if e.stdin != "" {
 		cmd.Stdin = strings.NewReader(e.stdin)
 	}
 	return cmd
 }
+
+// goCache is the test process's Go build cache.
+var goCache = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
 
 type result struct {
 	code           int

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,11 +103,11 @@ func run(args []string, stdio stdio) int {
 			"flags win over environment variables, which win over the file.\n\n"+exitCodesHelp),
 		kong.Vars{
 			"version":      "tackle " + version,
-			"model":        or(cfg.Model, "gpt-4.1-mini"),
+			"model":        cmp.Or(cfg.Model, "gpt-4.1-mini"),
 			"base_url":     cfg.BaseURL,
-			"mode":         or(cfg.Mode, string(approval.Default)),
-			"max_requests": strconv.Itoa(or(cfg.MaxRequests, agent.DefaultMaxRequests)),
-			"max_retries":  strconv.Itoa(or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
+			"mode":         cmp.Or(cfg.Mode, string(approval.Default)),
+			"max_requests": strconv.Itoa(cmp.Or(cfg.MaxRequests, agent.DefaultMaxRequests)),
+			"max_retries":  strconv.Itoa(cmp.Or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
 			"theme":        cfg.Theme,
 		},
 		kong.Writers(stdio.out, stdio.err),
@@ -376,15 +377,6 @@ func loadConfig(getenv func(string) string) (config.Config, error) {
 		return config.Config{}, nil // no home: no user config to read
 	}
 	return config.Load(path)
-}
-
-// or returns v, or def when v is the zero value.
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // maxStdin bounds what is read from stdin as a prompt or context.

@@ -92,28 +92,37 @@ type pause struct {
 	turnEnd     hooks.TurnEndInput
 }
 
+// callStep is where a tool call stands between its pre_tool_call chain and
+// its single result.
+type callStep uint8
+
+const (
+	callPending callStep = iota // waits for the user's decision
+	callRun                     // approved: execute it
+	callDecided                 // has its final result without running
+	callAborted                 // a hook aborted the run at this call
+)
+
 // callState follows one tool call of a reply from its pre_tool_call chain
 // to its single result.
 type callState struct {
 	orig chat.ToolCall // as the model sent it (the result answers this ID)
 	call chat.ToolCall // as hooks left it (what runs)
 
-	decided bool            // result is final without running the tool
-	result  chat.ToolResult // valid when decided
-	run     bool            // approved: execute it
+	step   callStep
+	result chat.ToolResult // set when decided, or when the call has run
 
-	abort    bool // a hook aborted the run at this call
-	pausedAt int  // index of the pausing hook, while pending
+	pausedAt int // index of the pausing hook, while pending
 	hook     string
 	reason   string
 }
 
 // pending reports whether the call waits for the user's decision.
-func (cs *callState) pending() bool { return !cs.decided && !cs.run && !cs.abort }
+func (cs *callState) pending() bool { return cs.step == callPending }
 
 // decide gives the call its final result without running it.
 func (cs *callState) decide(status chat.ResultStatus, content string) {
-	cs.decided, cs.run = true, false
+	cs.step = callDecided
 	cs.result = chat.ToolResult{CallID: cs.orig.ID, Status: status, Content: content}
 }
 
@@ -223,7 +232,7 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 				w.cfg.OnApproveAlways(cs.call)
 			}
 			w.preToolChain(ctx, cs, cs.pausedAt+1)
-			if ctx.Err() == nil && cs.abort {
+			if ctx.Err() == nil && cs.step == callAborted {
 				return w.abortBatch(ctx, p.batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
 			}
 		case Deny:
@@ -356,7 +365,7 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 			out, err = w.abortBatch(ctx, batch, err)
 			return true, out, err
 		}
-		if cs.abort {
+		if cs.step == callAborted {
 			out, err = w.abortBatch(ctx, batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
 			return true, out, err
 		}
@@ -374,7 +383,7 @@ func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) {
 	cs.call.ID = cs.orig.ID // the result must answer the call the model made
 	switch res.Action {
 	case hooks.ToolContinue:
-		cs.run = true
+		cs.step = callRun
 	case hooks.ToolSkip:
 		msg := fmt.Sprintf("Skipped by hook %q; the tool did not run.", by)
 		if res.Reason != "" {
@@ -382,7 +391,7 @@ func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) {
 		}
 		cs.decide(chat.StatusSkipped, msg)
 	case hooks.ToolAbort:
-		cs.abort, cs.hook, cs.reason = true, by, res.Reason
+		cs.step, cs.hook, cs.reason = callAborted, by, res.Reason
 	case hooks.ToolPause:
 		cs.pausedAt, cs.hook, cs.reason = idx, by, res.Reason
 	}
@@ -413,7 +422,7 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	started := make([]time.Time, len(batch))
 	for i, cs := range batch {
 		finished[i] = make(chan struct{})
-		if !cs.run {
+		if cs.step != callRun {
 			close(finished[i])
 			continue
 		}
@@ -422,6 +431,7 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		go func() {
 			defer close(finished[i])
 			cs.result = w.execute(execCtx, cs.call)
+			cs.result.CallID = cs.orig.ID
 		}()
 	}
 
@@ -431,18 +441,15 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	for i, cs := range batch {
 		<-finished[i]
 		if stop != nil {
-			if cs.run {
-				cs.result = chat.ToolResult{Status: chat.StatusError, Content: "The run was aborted before this result was used."}
+			if cs.step == callRun {
+				cs.result = chat.ToolResult{CallID: cs.orig.ID, Status: chat.StatusError, Content: "The run was aborted before this result was used."}
 			}
-			cs.result.CallID = cs.orig.ID
 			continue
 		}
-		if !cs.run {
-			cs.result.CallID = cs.orig.ID
+		if cs.step != callRun {
 			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result})
 			continue
 		}
-		cs.result.CallID = cs.orig.ID
 		if err := ctx.Err(); err != nil {
 			stop = err
 			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
@@ -452,7 +459,7 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		var by string
 		res := w.cfg.Hooks.RunPostToolCall(ctx, &post, w.recorder(&by))
 		cs.result = post.Result
-		cs.result.CallID = cs.orig.ID
+		cs.result.CallID = cs.orig.ID // whatever the hooks did to it
 		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
 		if res.Action == hooks.PostAbort {
 			stop = &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
@@ -559,7 +566,7 @@ func (w *Worker) checkCall(call chat.ToolCall) string {
 func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error) (Outcome, error) {
 	results := make([]chat.Message, len(batch))
 	for i, cs := range batch {
-		if !cs.decided {
+		if cs.step != callDecided {
 			cs.decide(chat.StatusError, "The run was aborted before this call ran: "+cause.Error())
 		}
 		results[i] = cs.result.Message()

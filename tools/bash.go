@@ -38,7 +38,6 @@ type BashArgs struct {
 }
 
 type bashConfig struct {
-	shell          string
 	env            []string // nil: the process environment
 	killGrace      time.Duration
 	defaultTimeout time.Duration
@@ -71,7 +70,7 @@ func (r *Registry) runBash(ctx context.Context, a BashArgs) (Result, error) {
 			note = fmt.Sprintf("[timeout_ms %d is over the limit; the command ran with a timeout of %s.]\n", a.TimeoutMS, timeout)
 		}
 	}
-	shell, err := exec.LookPath(cfg.shell)
+	shell, err := exec.LookPath("bash")
 	if err != nil {
 		return Result{}, fmt.Errorf("find shell: %w", err)
 	}

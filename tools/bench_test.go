@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -16,10 +15,11 @@ import (
 // BenchmarkGrepGoroot greps the Go source tree, the way the model would.
 // tools/bench/grep_vs_rg.sh compares the same search with ripgrep.
 func BenchmarkGrepGoroot(b *testing.B) {
-	goroot := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		goroot = strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
 	}
+	goroot := strings.TrimSpace(string(out))
 	src := filepath.Join(goroot, "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Skipf("no Go source tree: %v", err)

@@ -49,12 +49,6 @@ func WithKillGrace(d time.Duration) Option {
 	return func(r *Registry) { r.bash.killGrace = d }
 }
 
-// WithShell sets the shell bash commands run in (its path or a name
-// looked up on PATH); the default is "bash".
-func WithShell(shell string) Option {
-	return func(r *Registry) { r.bash.shell = shell }
-}
-
 // NewRegistry returns a registry holding the built-in tools (read_file,
 // write_file, edit_file, list_dir, glob, grep, bash), all confined to ws.
 func NewRegistry(ws *Workspace, opts ...Option) *Registry {
@@ -62,7 +56,6 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		ws:    ws,
 		tools: make(map[string]*Tool),
 		bash: bashConfig{
-			shell:          "bash",
 			killGrace:      DefaultKillGrace,
 			defaultTimeout: DefaultBashTimeout,
 			maxTimeout:     MaxBashTimeout,

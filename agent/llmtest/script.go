@@ -200,12 +200,6 @@ func Call(id, name, arguments string) ToolCall {
 // default OpenAI-style error message for it.
 func Status(code int) Response { return Response{Fault: &Fault{Status: code}} }
 
-// RateLimited returns a 429 response with a Retry-After header (seconds or
-// an HTTP date).
-func RateLimited(retryAfter string) Response {
-	return Response{Fault: &Fault{Status: 429, RetryAfter: HeaderValue(retryAfter)}}
-}
-
 // Cut returns r streamed up to frame n, then a dropped connection.
 func Cut(r Response, n int) Response {
 	r.Fault = &Fault{CutAfter: &n}

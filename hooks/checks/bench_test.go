@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -135,7 +135,8 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	isGo := func(rel string) bool { return strings.HasSuffix(rel, ".go") }
 	trees := []struct{ name, dir string }{{"medium", medium}}
-	if src := filepath.Join(runtime.GOROOT(), "src"); runtime.GOROOT() != "" {
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		src := filepath.Join(strings.TrimSpace(string(out)), "src")
 		if _, err := os.Stat(src); err == nil {
 			trees = append(trees, struct{ name, dir string }{"goroot", src})
 		}

@@ -152,9 +152,6 @@ func (e *extender) join(head, tail string) string {
 	return e.buf.String()
 }
 
-// reset forgets the last result, so that the next join copies.
-func (e *extender) reset() { e.ok = false }
-
 // sameString reports whether a and b are the same bytes in memory (not just
 // equal), in constant time.
 func sameString(a, b string) bool {
