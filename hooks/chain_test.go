@@ -190,7 +190,8 @@ func TestPanicWithErrorValue(t *testing.T) {
 	r := hooks.NewRegistry()
 	h := hooktest.PreTool("p", func(*hooks.PreToolInput) hooks.PreToolResult {
 		var m map[string]int
-		m["x"] = 1 // a runtime error
+		//lint:ignore SA5000 the hook must panic with a runtime error value
+		m["x"] = 1
 		return hooks.PreToolResult{}
 	})
 	r.PreToolCall(h)
