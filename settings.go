@@ -28,15 +28,19 @@ type setting struct {
 }
 
 // settings lists the flags that are validated here, and those whose value
-// the config file can give. Adding a setting is one line.
+// the config file can give. Adding a setting is one line, e.g.
+//
+//	fileSetting("max-parallel-tools", &c.MaxParallel, ifSet(f.MaxParallelTools), atLeast(1, "")),
+//
+// and a flag the file cannot set passes nil as its file value.
 func (c *cli) settings(f *config.Config) []setting {
 	return []setting{
-		fileSetting("model", &c.Model, nonEmpty(f.Model), wantNonEmpty("a model name as the endpoint knows it")),
-		fileSetting("base-url", &c.BaseURL, nonEmpty(f.BaseURL), nil),
-		fileSetting("mode", &c.Mode, nonEmpty(f.Mode), wantMode),
+		fileSetting("model", &c.Model, ifSet(f.Model), wantNonEmpty("a model name as the endpoint knows it")),
+		fileSetting("base-url", &c.BaseURL, ifSet(f.BaseURL), nil),
+		fileSetting("mode", &c.Mode, ifSet(f.Mode), wantMode),
 		fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "a run makes at least one model request")),
 		fileSetting("max-retries", &c.MaxRetries, f.MaxRetries, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
-		fileSetting("theme", &c.Theme, nonEmpty(f.Theme), nil),
+		fileSetting("theme", &c.Theme, ifSet(f.Theme), nil),
 	}
 }
 
@@ -65,11 +69,15 @@ func fileSetting[T any](flag string, dst, file *T, check func(T) error) setting 
 	return s
 }
 
-func nonEmpty(s string) *string {
-	if s == "" {
+// ifSet is a config file's value for fileSetting: nil when it is the
+// zero value, which the file uses for "not set" (numbers whose 0 means
+// something are pointers in config.Config and are passed as they are).
+func ifSet[T comparable](v T) *T {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return &s
+	return &v
 }
 
 func atLeast(n int, why string) func(int) error {
