@@ -3,7 +3,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,21 +49,28 @@ const exitCodesHelp = `Exit codes: 0 finished, 1 error, 2 usage error, 3 approva
 	`4 aborted by a hook, 5 capped (retry budget or request limit), 130 interrupted.`
 
 type cli struct {
+	Run          struct{}         `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
+	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
 	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
 	Model        string           `short:"m" env:"TACKLE_MODEL" default:"${model}" help:"Model name as the endpoint knows it."`
-	BaseURL      string           `name:"base-url" env:"OPENAI_BASE_URL" default:"${base_url}" placeholder:"URL" help:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. The API key is read from $$OPENAI_API_KEY."`
+	BaseURL      string           `name:"base-url" env:"OPENAI_BASE_URL" placeholder:"URL" help:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. The API key is read from $$OPENAI_API_KEY."`
 	Yes          bool             `short:"y" help:"Approve every tool call that asks for approval. Without it, a non-interactive run denies such calls and tells the model why."`
-	Mode         string           `enum:"default,accept-edits,yolo,plan" default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
+	Mode         string           `default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
 	Allow        []string         `placeholder:"RULE" sep:"none" help:"Let matching tool calls run without asking, e.g. 'bash(go test *)', 'edit_file(docs/**)', 'read_file'. Each simple command of a shell program must match. Repeatable."`
 	Deny         []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
 	Workspace    string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
-	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
-	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped."`
+	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run (at least 1)."`
+	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped; 0 turns retries off."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
-	Theme        string           `env:"TACKLE_THEME" default:"${theme}" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
+
+	// Set by resolveSettings (settings.go): where each setting's value
+	// came from, and the allow and deny rules with their sources.
+	origins map[string]origin
+	perms   []approval.Permission
 }
 
 // stdio are the process's streams and environment, injected for tests.
@@ -88,45 +93,50 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdio stdio) int {
-	cfg, err := loadConfig(stdio.getenv)
-	if err != nil {
-		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
-		return exitUsage
-	}
 	var c cli
 	exit := -1
 	parser, err := kong.New(&c,
 		kong.Name("tackle"),
 		kong.Description("A terminal coding assistant for any OpenAI-compatible model.\n\n"+
 			"Non-interactive: tackle -p \"fix the failing test\", or echo \"...\" | tackle.\n\n"+
-			"Settings and command hooks can also live in $XDG_CONFIG_HOME/tackle/config.json; "+
+			"Settings and command hooks can also live in $XDG_CONFIG_HOME/tackle/config.json "+
+			"(its fields are named like the flags: max_requests for --max-requests); "+
 			"flags win over environment variables, which win over the file.\n\n"+exitCodesHelp),
 		kong.Vars{
 			"version":      "tackle " + version,
-			"model":        cmp.Or(cfg.Model, "gpt-4.1-mini"),
-			"base_url":     cfg.BaseURL,
-			"mode":         cmp.Or(cfg.Mode, string(approval.Default)),
-			"max_requests": strconv.Itoa(cmp.Or(cfg.MaxRequests, agent.DefaultMaxRequests)),
-			"max_retries":  strconv.Itoa(cmp.Or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
-			"theme":        cfg.Theme,
+			"model":        "gpt-4.1-mini",
+			"mode":         string(approval.Default),
+			"max_requests": strconv.Itoa(agent.DefaultMaxRequests),
+			"max_retries":  strconv.Itoa(hooks.DefaultRetryBudget),
 		},
 		kong.Writers(stdio.out, stdio.err),
 		kong.Exit(func(code int) { exit = code }),
+		kong.Help(usage),
 		kong.UsageOnError(),
 	)
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
 		return exitError
 	}
-	if _, err := parser.Parse(args); err != nil {
-		if exit >= 0 { // --help or --version already answered
-			return exit
-		}
+	// --help and --version answer here, before the config file is read.
+	kctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit
+	}
+	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
 		return exitUsage
 	}
-	if exit >= 0 {
-		return exit
+	cfg, err := loadConfig(stdio.getenv)
+	if err != nil {
+		report(stdio, err)
+		return exitUsage
+	}
+	if strings.HasPrefix(kctx.Command(), "permissions") {
+		return report(stdio, c.Permissions.run(kctx.Command(), cfg, stdio))
+	}
+	if err := resolveSettings(kctx, &c, cfg); err != nil {
+		return report(stdio, err)
 	}
 
 	ctx, stop := interruptContext(stdio.err)
@@ -140,6 +150,49 @@ func run(args []string, stdio stdio) int {
 		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
 	}
 	return code
+}
+
+// codeOf maps an error that ends tackle before or outside a run to its
+// exit code: a usageError is a usage error, anything else an error.
+func codeOf(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	}
+	return exitError
+}
+
+// report prints err, if any, one "tackle: " line per line of it, and
+// returns its exit code.
+func report(stdio stdio, err error) int {
+	if err != nil {
+		for line := range strings.Lines(err.Error()) {
+			fmt.Fprintf(stdio.err, "tackle: %s", strings.TrimSuffix(line, "\n")+"\n")
+		}
+	}
+	return codeOf(err)
+}
+
+// usage prints kong's help with a usage line that says the command is
+// optional.
+func usage(opts kong.HelpOptions, kctx *kong.Context) error {
+	var buf strings.Builder
+	w := kctx.Stdout
+	kctx.Stdout = &buf
+	err := kong.DefaultHelpPrinter(opts, kctx)
+	kctx.Stdout = w
+	if err != nil {
+		return err
+	}
+	help := buf.String()
+	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
+		help = "Usage: tackle [flags]\n       tackle permissions [list | revoke RULE]\n" + rest
+	}
+	_, err = io.WriteString(w, help)
+	return err
 }
 
 // interruptContext returns a context cancelled by the first SIGINT or
@@ -200,14 +253,8 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
 
-	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
-	allow, deny, err := rules.Parse()
-	if err != nil {
-		ws.Close()
-		return nil, usageError{err.Error()}
-	}
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
-		approval.WithRules(allow, deny),
+		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
 		approval.WithPaths(func(call chat.ToolCall) []string {
 			info, err := s.toolbox.Inspect(call)
@@ -221,18 +268,18 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s.hooks.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root}); err != nil {
 		ws.Close()
-		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+		return nil, usageError{config.InFile(cfg.Path, err).Error()}
 	}
 	if cfg.Checks.On() {
 		ccfg := checks.Config{Workspace: s.root, Tools: s.toolbox, Report: func(e checks.Event) { emit(checkEvent(e)) }}
 		if err := cfg.Checks.Apply(&ccfg); err != nil {
 			ws.Close()
-			return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+			return nil, usageError{config.InFile(cfg.Path, err).Error()}
 		}
 		ccfg.NoAutoformat = ccfg.NoAutoformat || c.NoAutoformat
 		if _, err := checks.Register(s.hooks, ccfg); err != nil {
 			ws.Close()
-			return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+			return nil, usageError{config.InFile(cfg.Path, err).Error()}
 		}
 	}
 	return s, nil
@@ -249,10 +296,19 @@ func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 		Tools:           s.toolbox,
 		Hooks:           s.hooks,
 		MaxRequests:     c.MaxRequests,
-		RetryBudget:     c.MaxRetries,
+		RetryBudget:     retryBudget(c.MaxRetries),
 		OnEvent:         onEvent,
 		OnApproveAlways: s.policy.Remember,
 	})
+}
+
+// retryBudget is the Worker's RetryBudget for --max-retries n: 0 means
+// no rounds, where the Worker's zero means its default.
+func retryBudget(n int) int {
+	if n == 0 {
+		return hooks.NoRetries
+	}
+	return n
 }
 
 // checkEvent turns a progress report of the turn-end checks into the
@@ -273,7 +329,7 @@ func checkEvent(e checks.Event) agent.Event {
 func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
 	prompt, err := readPrompt(c.Prompt, stdio)
 	if err != nil {
-		return exitUsage, err
+		return codeOf(err), err
 	}
 	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
 	s, err := newSession(c, cfg, stdio, printer.Event)
@@ -308,7 +364,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 	}
 	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
 		if _, err := themes.Resolve(name, true, userThemes); err != nil {
-			return exitUsage, err
+			return exitUsage, fmt.Errorf("%s: %w", c.originOf("theme"), err)
 		}
 	}
 	bridge := tui.NewBridge()

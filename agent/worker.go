@@ -45,7 +45,7 @@ type Config struct {
 	// run); zero means DefaultMaxRequests.
 	MaxRequests int
 	// RetryBudget caps consecutive ContinueWithMessages rounds per Run;
-	// zero means hooks.DefaultRetryBudget.
+	// zero means hooks.DefaultRetryBudget, hooks.NoRetries allows none.
 	RetryBudget int
 	// OnEvent receives every event, in order, one at a time. It is called
 	// on the Worker's goroutines and should return quickly.

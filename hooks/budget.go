@@ -28,11 +28,19 @@ type feedback struct {
 	content string
 }
 
-// NewRetryBudget returns a budget of maxRounds consecutive rounds;
-// maxRounds <= 0 means DefaultRetryBudget.
+// NoRetries, given to NewRetryBudget, allows no rounds: the first
+// ContinueWithMessages ends the Run as capped.
+const NoRetries = -1
+
+// NewRetryBudget returns a budget of maxRounds consecutive rounds. Zero
+// means DefaultRetryBudget and a negative value (NoRetries) allows none,
+// as with net.Dialer's KeepAlive.
 func NewRetryBudget(maxRounds int) *RetryBudget {
-	if maxRounds <= 0 {
+	switch {
+	case maxRounds == 0:
 		maxRounds = DefaultRetryBudget
+	case maxRounds < 0:
+		maxRounds = 0
 	}
 	return &RetryBudget{max: maxRounds}
 }
@@ -44,6 +52,9 @@ func NewRetryBudget(maxRounds int) *RetryBudget {
 func (b *RetryBudget) Admit(msgs []chat.Message) (ok bool, reason string) {
 	if b.last != nil && sameFeedback(b.last, msgs) {
 		return false, "the same feedback was given twice in a row"
+	}
+	if b.max == 0 {
+		return false, "retries are off (a retry budget of 0 rounds)"
 	}
 	if b.rounds >= b.max {
 		return false, fmt.Sprintf("retry budget of %d rounds used up", b.max)

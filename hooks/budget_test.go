@@ -36,6 +36,9 @@ func TestRetryBudget(t *testing.T) {
 			{msgs: feedback("a.go:3: x"), ok: true, rounds: 3},
 			{msgs: feedback("a.go:4: x"), reason: usedUp, rounds: 3},
 		}},
+		{"no retries", hooks.NoRetries, []step{
+			{msgs: feedback("x"), reason: "retries are off (a retry budget of 0 rounds)", rounds: 0},
+		}},
 		{"a custom max", 1, []step{
 			{msgs: feedback("x"), ok: true, rounds: 1},
 			{msgs: feedback("y"), reason: "retry budget of 1 rounds used up", rounds: 1},
@@ -66,7 +69,14 @@ func TestRetryBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := hooks.NewRetryBudget(tc.max)
-			if want := max(tc.max, 0); tc.max <= 0 && b.Max() != hooks.DefaultRetryBudget || tc.max > 0 && b.Max() != want {
+			want := tc.max
+			switch {
+			case tc.max == 0:
+				want = hooks.DefaultRetryBudget
+			case tc.max < 0:
+				want = 0
+			}
+			if b.Max() != want {
 				t.Fatalf("Max() = %d for NewRetryBudget(%d)", b.Max(), tc.max)
 			}
 			for i, s := range tc.steps {

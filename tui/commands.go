@@ -13,7 +13,7 @@ import (
 
 // commands are the slash commands, for /help and for telling a command
 // from a message that starts with a path.
-var commands = []string{"help", "clear", "mode", "model", "theme", "quit", "exit"}
+var commands = []string{"help", "clear", "mode", "model", "permissions", "theme", "quit", "exit"}
 
 // parseCommand reads "/name arg". A first word with another slash in it
 // ("/etc/hosts is broken") is a message, not a command.
@@ -40,12 +40,14 @@ func (m *Model) command(name, arg string) tea.Cmd {
 		m.setMode(arg)
 	case "model":
 		m.setModel(arg)
+	case "permissions":
+		m.showPermissions()
 	case "theme":
 		m.setThemeByName(arg)
 	case "quit", "exit", "q":
 		return m.quit()
 	default:
-		m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(commands[:6], ", /")))
+		m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(commands[:7], ", /")))
 	}
 	return nil
 }
@@ -97,6 +99,15 @@ var modeHelp = map[approval.Mode]string{
 	approval.AcceptEdits: "reads and edits run; shell commands ask",
 	approval.Yolo:        "everything runs without asking",
 	approval.Plan:        "read-only: edits and shell commands are skipped",
+}
+
+// showPermissions opens the list of approval rules.
+func (m *Model) showPermissions() {
+	if m.opts.Policy == nil {
+		m.note(noteError, "approval rules are not available here")
+		return
+	}
+	m.pushDialog(newPermissionsDialog(m.opts.Policy, m.getenv("HOME")))
 }
 
 func (m *Model) setModel(arg string) {

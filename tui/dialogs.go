@@ -35,6 +35,8 @@ type dialogAction struct {
 	interrupt bool
 	// resume continues a run paused at turn end; stop ends it.
 	resume, stop bool
+	// notice, when set, is said in the transcript.
+	notice string
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -76,6 +78,9 @@ func (m *Model) updateDialogs(msg tea.Msg) tea.Cmd {
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	if act.decided != nil {
 		m.showDecided(*act.decided)
+	}
+	if act.notice != "" {
+		m.note(noteInfo, act.notice)
 	}
 	if act.close || act.interrupt || act.resume || act.stop {
 		m.popDialog()
@@ -196,6 +201,7 @@ var helpCommands = [][2]string{
 	{"/clear", "start a new conversation"},
 	{"/mode <mode>", "approval mode: default, accept-edits, yolo, plan"},
 	{"/model <name>", "switch the model"},
+	{"/permissions", "list the approval rules; revoke one for this session"},
 	{"/theme <name>", "switch the theme"},
 	{"/quit", "quit"},
 }

@@ -47,6 +47,10 @@ type Policy interface {
 	SetMode(approval.Mode)
 	// AlwaysRules are the session rules approving call "always" adds.
 	AlwaysRules(call chat.ToolCall) []approval.Rule
+	// Permissions lists the rules in force with their sources, for
+	// /permissions; Revoke drops one for the rest of the session.
+	Permissions() []approval.Permission
+	Revoke(approval.Permission) bool
 }
 
 // Options configure the UI.
@@ -59,8 +63,8 @@ type Options struct {
 	// events must reach the same Bridge. Without it /clear only clears the
 	// screen.
 	NewAgent func() Agent
-	// Policy, when set, backs /mode and names the rules "approve always"
-	// adds.
+	// Policy, when set, backs /mode and /permissions and names the rules
+	// "approve always" adds.
 	Policy Policy
 
 	// Model is the model name shown in the status line.

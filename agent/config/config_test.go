@@ -25,7 +25,7 @@ func TestLoadReadsSettingsAndHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Model != "qwen3" || c.Mode != "accept-edits" || c.MaxRetries != 2 || c.Path != path {
+	if c.Model != "qwen3" || c.Mode != "accept-edits" || c.MaxRetries == nil || *c.MaxRetries != 2 || c.Path != path {
 		t.Errorf("config = %+v", c)
 	}
 	if h := c.Hooks["on_turn_end"]; len(h) != 1 || h[0].Name != "check" || h[0].Timeout != "30s" {
@@ -35,9 +35,8 @@ func TestLoadReadsSettingsAndHooks(t *testing.T) {
 
 func TestParseErrorsNameTheProblem(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`{"modle": "x"}`, `unknown field "modle"`},
+		{`{"modle": "x"}`, `field "modle": unknown field`},
 		{"{\n  \"model\": \"x\",\n}", "line 3, column 1"},
-		{`{"max_requests": -1}`, "must not be negative"},
 		{`{"model": 3}`, "model"},
 		{`{} {}`, "after the JSON object"},
 	} {

@@ -177,6 +177,10 @@ type Policy struct {
 	allow   []Rule
 	deny    []Rule
 	session []Rule // approve-always rules, in the order they were added
+
+	// perms are the allow and deny rules with their sources, when set by
+	// WithPermissions (permissions.go).
+	perms []Permission
 }
 
 // New returns a policy in mode; kindOf classifies tools by name (nil means

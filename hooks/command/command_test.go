@@ -436,14 +436,26 @@ func TestFailures(t *testing.T) {
 		{name: "exit 3", cmd: command.Shell(`echo boom >&2; exit 3`), err: "exit status 3: boom"},
 		{name: "stderr excerpt is the tail", cmd: command.Shell(`printf '` + long + `' >&2; echo ' the end' >&2; exit 1`), err: "xxx the end"},
 		{name: "signal", cmd: command.Shell(`kill -TERM $$`), err: "signal: terminated"},
-		{name: "program not found", cmd: command.Exec("tackle-no-such-program"), err: `cannot start command: exec: "tackle-no-such-program": executable file not found in $PATH`},
-		{name: "path not found", cmd: command.Exec("./no/such/hook.sh"), err: "cannot start command: fork/exec"},
-		{name: "not found in script", cmd: command.Shell(`tackle-no-such-program`), err: "exit status 127 (command not found): "},
+		// A missing program is refused at registration (validate_test.go);
+		// one removed afterwards fails when the hook fires.
+		{name: "program removed after registration", cmd: command.Exec("./gone.sh"), err: "cannot start command: fork/exec"},
+		{name: "not found in script", cmd: command.Shell(`true && tackle-no-such-program`), err: "exit status 127 (command not found): "},
 		{name: "too much output", cmd: command.Shell(`head -c 2000000 /dev/zero`), err: "output too large: stdout exceeds 1 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reg, _ := setup(t, "pre_tool_call", command.Spec{Name: "h", Command: tt.cmd})
+			dir := t.TempDir()
+			gone := filepath.Join(dir, "gone.sh")
+			if err := os.WriteFile(gone, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			reg := hooks.NewRegistry()
+			if err := command.Register(reg, "pre_tool_call", command.Spec{Name: "h", Command: tt.cmd}, command.Options{Workdir: dir, Env: testEnv()}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(gone); err != nil {
+				t.Fatal(err)
+			}
 			var tr hooktest.Trace
 			got, _ := reg.RunPreToolCall(ctx, &hooks.PreToolInput{Call: chat.ToolCall{Name: "bash"}}, 0, tr.Record)
 			e := failure(t, &tr)
@@ -654,7 +666,14 @@ func TestSpecJSON(t *testing.T) {
 		t.Errorf("no-rm = %+v", norm)
 	}
 	reg := hooks.NewRegistry()
-	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: t.TempDir()}); err != nil {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "check.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := command.RegisterAll(reg, cfg.Hooks, command.Options{Workdir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if reg.Len(hooks.OnTurnEnd) != 1 || reg.Len(hooks.PreToolCall) != 1 {

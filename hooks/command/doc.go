@@ -20,7 +20,10 @@
 //
 // "command" is an argv array, executed directly (a bare name is looked up
 // in tackle's PATH; a relative path is relative to the workspace), or a
-// string, run with /bin/sh -c. The process runs in the workspace, in a new
+// string, run with /bin/sh -c. Register refuses a hook whose program is
+// missing or not executable (for a string, its first command, where that
+// can be known before it runs; docs/hooks.md says which), and a name that another
+// hook of the event already has. The process runs in the workspace, in a new
 // process group, with:
 //
 //	stdin   one JSON object (the input below), then end of file

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +130,9 @@ var strippedEnv = []string{"OPENAI_API_KEY"}
 // on_turn_end and on_abort. Nothing is registered when it returns an error.
 func Register(reg *hooks.Registry, event string, spec Spec, opts Options) error {
 	add, err := prepare(event, spec, opts)
+	if ev, ok := lookupEvent(event); err == nil && ok && slices.Contains(reg.Names(ev), spec.Name) {
+		err = nameTaken(spec.Name, ev)
+	}
 	if err != nil {
 		if spec.Name == "" {
 			return fmt.Errorf("command hook (%s): %w", event, err)
@@ -172,8 +176,22 @@ func RegisterAll(reg *hooks.Registry, byEvent map[string][]Spec, opts Options) e
 			errs = append(errs, fmt.Errorf("hooks.%s: %w", ev, err))
 			continue
 		}
+		event, _ := lookupEvent(ev)
+		seen := map[string]int{}
+		for _, name := range reg.Names(event) {
+			seen[name] = -1
+		}
 		for i, spec := range byEvent[ev] {
 			add, err := prepare(ev, spec, opts)
+			if j, dup := seen[spec.Name]; err == nil && dup {
+				if j < 0 {
+					err = nameTaken(spec.Name, event)
+				} else {
+					err = fmt.Errorf("%q is also the name of hooks.%s[%d]: the hooks of an event need names of their own", spec.Name, ev, j)
+				}
+			} else if spec.Name != "" {
+				seen[spec.Name] = i
+			}
 			switch {
 			case err == nil:
 				adds = append(adds, add)
@@ -191,6 +209,10 @@ func RegisterAll(reg *hooks.Registry, byEvent map[string][]Spec, opts Options) e
 		add(reg)
 	}
 	return nil
+}
+
+func nameTaken(name string, ev hooks.Event) error {
+	return fmt.Errorf("%q is already the name of a %s hook (one of tackle's own, or registered before): the hooks of an event need names of their own", name, ev)
 }
 
 // prepare validates spec for event and returns the func that registers it.
@@ -298,6 +320,9 @@ func newRunner(ev hooks.Event, spec Spec, opts Options) (*runner, error) {
 	if spec.Name == "" {
 		return nil, errors.New(`"name" is required`)
 	}
+	if strings.ContainsFunc(spec.Name, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return nil, fmt.Errorf(`"name" %q: want printable characters only (it is shown in the UI and the decision trace)`, spec.Name)
+	}
 
 	dir := opts.Workdir
 	if dir == "" {
@@ -347,6 +372,9 @@ func newRunner(ev hooks.Event, spec Spec, opts Options) (*runner, error) {
 		return nil, err
 	}
 	r.env = env
+	if err := checkProgram(spec.Command, r.argv, dir, env); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -1,0 +1,159 @@
+package approval
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Source is where an allow or deny rule came from.
+type Source uint8
+
+// Rule sources. A rule given to WithRules has no source (zero).
+const (
+	FromFlag    Source = iota + 1 // --allow or --deny on the command line
+	FromConfig                    // a config file
+	FromSession                   // "approve always" during this session
+)
+
+func (s Source) String() string {
+	switch s {
+	case FromFlag:
+		return "flag"
+	case FromConfig:
+		return "config"
+	case FromSession:
+		return "session"
+	}
+	return "option"
+}
+
+// Permission is one allow or deny rule of a policy and where it came from.
+type Permission struct {
+	Rule Rule
+	// Deny is set for a deny rule; otherwise the rule allows.
+	Deny   bool
+	Source Source
+	// Origin says where the rule was written, for the user: the flag
+	// ("--allow") or the config file and field
+	// ("/home/u/.config/tackle/config.json: allow[2]"). Empty for session
+	// rules.
+	Origin string
+}
+
+// Effect is "deny" or "allow".
+func (p Permission) Effect() string {
+	if p.Deny {
+		return "deny"
+	}
+	return "allow"
+}
+
+func (p Permission) String() string {
+	s := fmt.Sprintf("%s %s (%s", p.Effect(), p.Rule, p.Source)
+	if p.Origin != "" {
+		s += " " + p.Origin
+	}
+	return s + ")"
+}
+
+// WithPermissions sets the allow and deny rules with their sources, in
+// place of WithRules; Permissions lists them and Revoke removes them. A
+// permission from FromSession is a session rule (always an allow rule).
+func WithPermissions(perms []Permission) Option {
+	return func(p *Policy) {
+		var kept []Permission
+		for _, perm := range perms {
+			if perm.Source == FromSession {
+				if !perm.Deny && !slices.Contains(p.session, perm.Rule) {
+					p.session = append(p.session, perm.Rule)
+				}
+				continue
+			}
+			kept = append(kept, perm)
+		}
+		p.setPermissions(kept)
+	}
+}
+
+// setPermissions makes perms the policy's allow and deny rules. The
+// caller holds p.mu or owns p.
+func (p *Policy) setPermissions(perms []Permission) {
+	p.perms = perms
+	p.allow, p.deny = nil, nil
+	for _, perm := range perms {
+		if perm.Deny {
+			p.deny = append(p.deny, perm.Rule)
+		} else {
+			p.allow = append(p.allow, perm.Rule)
+		}
+	}
+}
+
+// Permissions lists the policy's rules as they stand: deny rules, then
+// allow rules, then session rules, each in the order they were given or
+// added.
+func (p *Policy) Permissions() []Permission {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Permission
+	if p.perms != nil {
+		for _, perm := range p.perms {
+			if perm.Deny {
+				out = append(out, perm)
+			}
+		}
+		for _, perm := range p.perms {
+			if !perm.Deny {
+				out = append(out, perm)
+			}
+		}
+	} else {
+		for _, r := range p.deny {
+			out = append(out, Permission{Rule: r, Deny: true})
+		}
+		for _, r := range p.allow {
+			out = append(out, Permission{Rule: r})
+		}
+	}
+	for _, r := range p.session {
+		out = append(out, Permission{Rule: r, Source: FromSession})
+	}
+	return out
+}
+
+// Revoke removes a rule, as Permissions lists it, from the policy for the
+// rest of the session: a session rule is forgotten, and a rule from a flag
+// or a config file no longer applies (the file is not changed). The same
+// rule from another source still applies. Revoke reports whether perm was
+// found.
+func (p *Policy) Revoke(perm Permission) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if perm.Source == FromSession {
+		i := slices.Index(p.session, perm.Rule)
+		if i < 0 || perm.Deny {
+			return false
+		}
+		p.session = slices.Delete(slices.Clone(p.session), i, i+1)
+		return true
+	}
+	if p.perms == nil {
+		// Rules from WithRules: no sources to tell copies apart.
+		list := &p.allow
+		if perm.Deny {
+			list = &p.deny
+		}
+		i := slices.Index(*list, perm.Rule)
+		if i < 0 || perm.Source != 0 {
+			return false
+		}
+		*list = slices.Delete(slices.Clone(*list), i, i+1)
+		return true
+	}
+	i := slices.Index(p.perms, perm)
+	if i < 0 {
+		return false
+	}
+	p.setPermissions(slices.Delete(slices.Clone(p.perms), i, i+1))
+	return true
+}

@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/themes"
+)
+
+// permissionsDialog lists the approval rules in force, each with where it
+// came from, and revokes one for the rest of the session by keypress: a
+// session rule ("approve always") is forgotten; a rule from a flag or the
+// config file stops applying (the file is not changed).
+type permissionsDialog struct {
+	policy Policy
+	home   string // shown as ~ in config file paths
+	perms  []approval.Permission
+	sel    int
+	scroll int // first rule shown
+	// laid out by layout:
+	width, rows int
+}
+
+func newPermissionsDialog(p Policy, home string) *permissionsDialog {
+	return &permissionsDialog{policy: p, home: home, perms: p.Permissions()}
+}
+
+func (d *permissionsDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "up", "k":
+			d.move(-1)
+		case "down", "j":
+			d.move(1)
+		case "pgup":
+			d.move(-d.rows)
+		case "pgdown", "space":
+			d.move(d.rows)
+		case "home", "g":
+			d.move(-len(d.perms))
+		case "end", "G":
+			d.move(len(d.perms))
+		case "d", "x", "delete", "backspace":
+			return d.revoke(), nil
+		case "esc", "q", "enter", "ctrl+c":
+			return dialogAction{close: true}, nil
+		}
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			d.move(-1)
+		} else {
+			d.move(1)
+		}
+	}
+	return dialogAction{}, nil
+}
+
+func (d *permissionsDialog) move(n int) {
+	if len(d.perms) == 0 {
+		return
+	}
+	d.sel = min(max(d.sel+n, 0), len(d.perms)-1)
+	d.follow()
+}
+
+// follow scrolls so that the selected rule is shown.
+func (d *permissionsDialog) follow() {
+	switch {
+	case d.sel < d.scroll:
+		d.scroll = d.sel
+	case d.rows > 0 && d.sel >= d.scroll+d.rows:
+		d.scroll = d.sel - d.rows + 1
+	}
+	d.scroll = max(min(d.scroll, len(d.perms)-d.rows), 0)
+}
+
+// revoke drops the selected rule and says what happened in the
+// transcript.
+func (d *permissionsDialog) revoke() dialogAction {
+	if len(d.perms) == 0 {
+		return dialogAction{}
+	}
+	p := d.perms[d.sel]
+	if !d.policy.Revoke(p) {
+		return dialogAction{notice: fmt.Sprintf("%s %s was already gone", p.Effect(), p.Rule)}
+	}
+	d.perms = d.policy.Permissions()
+	d.sel = min(d.sel, max(len(d.perms)-1, 0))
+	d.follow()
+	var what string
+	switch p.Source {
+	case approval.FromSession:
+		what = fmt.Sprintf("revoked the session rule %s", p.Rule)
+	case approval.FromConfig:
+		what = fmt.Sprintf("dropped the %s rule %s for this session; the config file still has it (tackle permissions revoke removes it there)", p.Effect(), p.Rule)
+	default:
+		what = fmt.Sprintf("dropped the %s rule %s (%s) for this session", p.Effect(), p.Rule, p.Origin)
+	}
+	if still := d.stillApplies(p); still != "" {
+		what += "; it still applies from " + still
+	}
+	return dialogAction{notice: what}
+}
+
+// stillApplies names another source of the same rule, if one is left.
+func (d *permissionsDialog) stillApplies(p approval.Permission) string {
+	for _, q := range d.perms {
+		if q.Rule == p.Rule && q.Deny == p.Deny {
+			return d.origin(q)
+		}
+	}
+	return ""
+}
+
+// origin says where a rule came from, in a few words.
+func (d *permissionsDialog) origin(p approval.Permission) string {
+	switch p.Source {
+	case approval.FromSession:
+		return "this session (approve always)"
+	case approval.FromConfig:
+		return "config " + tildePath(p.Origin, d.home)
+	case approval.FromFlag:
+		return "flag " + p.Origin
+	}
+	return p.Source.String()
+}
+
+func (d *permissionsDialog) layout(_ *themes.Styles, width, height int) {
+	d.width = width
+	// The box's border, the title, a blank line, the help and the keys.
+	d.rows = max(height-8, 1)
+	d.follow()
+}
+
+func (d *permissionsDialog) view(st *themes.Styles) string {
+	inner := max(d.width-4, 8)
+	lines := []string{st.ModalTitle.Render("Permissions") + st.ModalHint.Render(" — deny wins over allow")}
+	if len(d.perms) == 0 {
+		lines = append(lines, prefixed(st.ModalReason.Render,
+			"No allow or deny rules. a in an approval dialog adds a session rule; --allow, --deny and the config file's allow and deny add others.",
+			inner, "", "")...)
+	}
+	ruleWidth := 0
+	for _, p := range d.perms {
+		ruleWidth = max(ruleWidth, ansi.StringWidth(p.Rule.String()))
+	}
+	ruleWidth = min(ruleWidth, inner/2)
+	end := min(d.scroll+d.rows, len(d.perms))
+	for i := d.scroll; i < end; i++ {
+		p := d.perms[i]
+		mark, effect := "  ", p.Effect()
+		if i == d.sel {
+			mark = st.ModalKey.Render("▸ ")
+		}
+		effect += strings.Repeat(" ", 6-len(effect))
+		rule := plainText(p.Rule.String(), st.ControlChar)
+		if w := ansi.StringWidth(rule); w < ruleWidth {
+			rule += strings.Repeat(" ", ruleWidth-w)
+		} else {
+			rule = ansi.Truncate(rule, ruleWidth, "…")
+		}
+		effectStyle := st.ModalHint
+		if p.Deny {
+			effectStyle = st.Warn
+		}
+		line := mark + effectStyle.Render(effect) + rule + "  " + st.ModalReason.Render(plainText(d.origin(p), st.ControlChar))
+		lines = append(lines, ansi.Truncate(line, inner, "…"))
+	}
+	if end < len(d.perms) || d.scroll > 0 {
+		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("rules %d–%d of %d", d.scroll+1, end, len(d.perms))))
+	}
+	lines = append(lines, "")
+	lines = append(lines, prefixed(st.ModalHint.Render,
+		"Session rules live only in this session. Dropping a flag or config rule lasts for this session; tackle permissions revoke removes a rule from the config file.",
+		inner, "", "")...)
+	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
+	var parts []string
+	if len(d.perms) > 0 {
+		parts = append(parts, k("↑↓", "select"), k("d", "revoke for this session"))
+	}
+	parts = append(parts, k("esc", "close"))
+	lines = append(lines, flowParts(parts, "   ", inner)...)
+	return box(st.ModalBorder, lines, d.width)
+}
+
+// tildePath shows a path under home with ~.
+func tildePath(p, home string) string {
+	if home == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && rel != "." {
+		return "~/" + rel
+	}
+	return p
+}
