@@ -23,9 +23,9 @@ import (
 // DefaultMaxRequests is the per-run cap on model requests.
 const DefaultMaxRequests = 50
 
-// DefaultMaxParallelTools is how many tool calls of one reply run at once
+// DefaultMaxParallel is how many tool calls of one reply run at once
 // unless Config says otherwise.
-const DefaultMaxParallelTools = 8
+const DefaultMaxParallel = 8
 
 // maxReapprovals bounds how often one call is put to the user again
 // because hooks after an approval changed its arguments; past it the
@@ -55,10 +55,10 @@ type Config struct {
 	// MaxRequests caps model requests per Run (Resume continues the same
 	// run); zero means DefaultMaxRequests.
 	MaxRequests int
-	// MaxParallelTools caps how many tool calls of one reply run at once;
+	// MaxParallel caps how many tool calls of one reply run at once;
 	// the others queue and start in call order as calls finish. Results
-	// are still handled in call order. Zero means DefaultMaxParallelTools.
-	MaxParallelTools int
+	// are still handled in call order. Zero means DefaultMaxParallel.
+	MaxParallel int
 	// RetryBudget caps consecutive ContinueWithMessages rounds per Run;
 	// zero means hooks.DefaultRetryBudget.
 	RetryBudget int
@@ -158,8 +158,8 @@ func New(cfg Config) *Worker {
 	if cfg.MaxRequests <= 0 {
 		cfg.MaxRequests = DefaultMaxRequests
 	}
-	if cfg.MaxParallelTools <= 0 {
-		cfg.MaxParallelTools = DefaultMaxParallelTools
+	if cfg.MaxParallel <= 0 {
+		cfg.MaxParallel = DefaultMaxParallel
 	}
 	if cfg.Hooks == nil {
 		cfg.Hooks = hooks.NewRegistry()
@@ -520,7 +520,7 @@ func uniqueCallIDs(conv []chat.Message, calls []chat.ToolCall) []chat.ToolCall {
 }
 
 // runBatch pauses if any call waits for the user; otherwise it executes
-// the approved calls, at most MaxParallelTools at a time, and appends one
+// the approved calls, at most MaxParallel at a time, and appends one
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
@@ -600,7 +600,7 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 }
 
 // startBatch starts the approved calls of batch in call order, at most
-// MaxParallelTools at a time, and returns a channel per call that is
+// MaxParallel at a time, and returns a channel per call that is
 // closed once the call has its result (at once for calls that do not
 // run, and for calls still queued when ctx ends, which never start) and
 // each started call's start time. A channel's close publishes the call's
@@ -611,7 +611,7 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 	for i := range finished {
 		finished[i] = make(chan struct{})
 	}
-	slots := make(chan struct{}, w.cfg.MaxParallelTools)
+	slots := make(chan struct{}, w.cfg.MaxParallel)
 	start := func(i int) {
 		cs := batch[i]
 		cs.ran = true

@@ -31,6 +31,9 @@ type Config struct {
 	Mode        string `json:"mode,omitempty"`
 	MaxRequests int    `json:"max_requests,omitempty"`
 	MaxRetries  int    `json:"max_retries,omitempty"`
+	// MaxParallelTools caps the tool calls of one reply that run at once
+	// (--max-parallel-tools); zero is unset.
+	MaxParallelTools int `json:"max_parallel_tools,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the
@@ -97,6 +100,9 @@ func Parse(b []byte) (Config, error) {
 	}
 	if c.MaxRequests < 0 || c.MaxRetries < 0 {
 		return Config{}, errors.New("max_requests and max_retries must not be negative")
+	}
+	if c.MaxParallelTools < 0 {
+		return Config{}, fmt.Errorf("max_parallel_tools must be at least 1 (got %d)", c.MaxParallelTools)
 	}
 	return c, nil
 }
