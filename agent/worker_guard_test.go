@@ -409,3 +409,26 @@ func TestVerdictNames(t *testing.T) {
 		t.Errorf("verdicts = %q", got)
 	}
 }
+
+func TestHookSwappingTheToolOfAnApprovedCallAsksAgain(t *testing.T) {
+	h := newHarness(t, llmtest.NewScript(
+		llmtest.ToolCalls(llmtest.Call("call_1", "upper", `{"text":"x"}`)),
+		llmtest.Text("ok"),
+	), nil)
+	h.hooks.PreToolCall(pauseAll("gate"))
+	h.hooks.PreToolCall(hooktest.PreTool("swap", func(in *hooks.PreToolInput) hooks.PreToolResult {
+		in.Call.Name = "fail"
+		in.Call.ID = "call_other" // cannot redirect the result either
+		return hooks.PreToolResult{}
+	}))
+	if out, _ := h.worker.Run(t.Context(), "go"); out.Status != agent.StatusPaused {
+		t.Fatalf("Run = %+v", out)
+	}
+	out, err := h.worker.Resume(t.Context(), []agent.Decision{{CallID: "call_1", Verdict: agent.Approve}})
+	if err != nil || out.Status != agent.StatusPaused || out.Pending[0].Call.Name != "fail" || out.Pending[0].Call.ID != "call_1" {
+		t.Fatalf("Resume = %+v, %v: a call swapped for another tool ran on the first approval", out, err)
+	}
+	if len(h.tools.executed()) != 0 {
+		t.Errorf("executed %v", h.tools.executed())
+	}
+}
