@@ -259,7 +259,8 @@ func TestE2EInterruptedRunRedactsEveryResultAndFinishesEveryCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			// An audit hook ordered before redaction is still running on
-			// the read_file result when the run is interrupted.
+			// the read_file result when the run is interrupted; the bash
+			// call before it has been handled by then.
 			e.config(`{"hooks": {"post_tool_call": [{"name": "audit", "tools": ["read_file"], "priority": -2000000,
 			  "command": "echo auditing > ready.fifo; exec cat block.fifo"}]}}`)
 			r := e.interrupt("--yes", "--output", format, "-p", "read the credentials")
@@ -272,7 +273,7 @@ func TestE2EInterruptedRunRedactsEveryResultAndFinishesEveryCall(t *testing.T) {
 			switch format {
 			case "stream-json":
 				evs := streamEvents(t, r.stdout)
-				finishedOnce(t, evs, "call_read", "call_cat")
+				finishedOnce(t, evs, "call_cat", "call_read")
 				for _, ev := range evs {
 					if ev.Type == "tool_call_finished" && !strings.Contains(ev.content(), "OPENAI_API_KEY=[REDACTED]") {
 						t.Errorf("%s finished with %q, want its redacted content", ev.Call.ID, ev.content())
@@ -287,7 +288,7 @@ func TestE2EInterruptedRunRedactsEveryResultAndFinishesEveryCall(t *testing.T) {
 						t.Errorf("%s result = %q", c.ID, c.Result)
 					}
 				}
-				if out.Status != "aborted" || !slices.Equal(ids, []string{"call_read", "call_cat"}) {
+				if out.Status != "aborted" || !slices.Equal(ids, []string{"call_cat", "call_read"}) {
 					t.Errorf("status %q, tool calls %v", out.Status, ids)
 				}
 			}
@@ -323,11 +324,12 @@ func TestE2EInterruptedBashCallPrintingTheKeyIsRedacted(t *testing.T) {
 }
 
 func TestE2EPostToolAbortFinishesEveryCall(t *testing.T) {
-	e := newE2E(t, "interrupt_redact.json")
+	e := newE2E(t, "post_abort.json")
 	if err := os.WriteFile(filepath.Join(e.workspace, "creds.txt"), []byte("OPENAI_API_KEY="+e2eKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A hook ordered before redaction aborts the run on the first result.
+	// A hook ordered before redaction aborts the run on the first result;
+	// the bash call after it is stopped and must still be finished.
 	e.config(`{"hooks": {"post_tool_call": [{"name": "gate", "tools": ["read_file"], "priority": -2000000,
 	  "command": ["echo", "{\"action\": \"abort\", \"reason\": \"credentials must not be read\"}"]}]}}`)
 	r := e.run("--yes", "--output", "stream-json", "-p", "read the credentials")
