@@ -454,7 +454,7 @@ func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) (cha
 func (w *Worker) reapprove(ctx context.Context, cs *callState, changedBy string) {
 	cs.reapprovals++
 	if cs.reapprovals > maxReapprovals {
-		msg := fmt.Sprintf("Skipped: hook %q changed the arguments after they were approved, %d times in a row; the tool did not run.", changedBy, maxReapprovals)
+		msg := fmt.Sprintf("Skipped: hook %q changed the arguments after they were approved more than %d times in a row; the tool did not run.", changedBy, maxReapprovals)
 		cs.decide(chat.StatusSkipped, msg)
 		w.emit(Warning{Message: fmt.Sprintf("%s %s: %s", cs.call.Name, cs.orig.ID, msg)})
 		return
