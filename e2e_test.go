@@ -449,7 +449,8 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 		"text_delta", "usage", "assistant_message",
 		"hook_decision", // pre_tool_call: approval pauses
 		"paused", "turn_finished",
-		"hook_decision", // pre_tool_call (resumed): checks snapshots for bash
+		"tool_call_decided", // approved by --yes
+		"hook_decision",     // pre_tool_call (resumed): checks snapshots for bash
 		"tool_call_started",
 		"hook_decision", "hook_decision", // post_tool_call: redact-secrets, checks
 		"tool_call_finished",

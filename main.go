@@ -37,7 +37,7 @@ var version = "dev"
 // Exit codes, documented in README.md and in --help.
 const (
 	exitOK          = 0   // the run finished
-	exitError       = 1   // an error: the model endpoint, a cut stream, a tool harness failure
+	exitError       = 1   // an error: the model endpoint, a cut stream, a tool harness failure, a failed pre_tool_call hook
 	exitUsage       = 2   // bad flags or no prompt
 	exitDenied      = 3   // a tool call needed approval and was denied, or a hook paused the run
 	exitHookAbort   = 4   // a hook aborted or cancelled the run
@@ -45,7 +45,7 @@ const (
 	exitInterrupted = 130 // interrupted (Ctrl-C / SIGINT, SIGTERM)
 )
 
-const exitCodesHelp = `Exit codes: 0 finished, 1 error, 2 usage error, 3 approval denied or paused, ` +
+const exitCodesHelp = `Exit codes: 0 finished, 1 error (also when a failing pre_tool_call hook skipped a call), 2 usage error, 3 approval denied or paused, ` +
 	`4 aborted by a hook, 5 capped (retry budget or request limit), 130 interrupted.`
 
 type cli struct {
@@ -61,6 +61,7 @@ type cli struct {
 	Deny         []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
 	Workspace    string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
 	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run (at least 1)."`
+	MaxParallel  int              `name:"max-parallel-tools" default:"${max_parallel}" env:"TACKLE_MAX_PARALLEL_TOOLS" help:"Most tool calls of one model reply that run at once (at least 1); the others wait their turn."`
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped; 0 turns retries off."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
@@ -107,6 +108,7 @@ func run(args []string, stdio stdio) int {
 			"model":        "gpt-4.1-mini",
 			"mode":         string(approval.Default),
 			"max_requests": strconv.Itoa(agent.DefaultMaxRequests),
+			"max_parallel": strconv.Itoa(agent.DefaultMaxParallel),
 			"max_retries":  strconv.Itoa(hooks.DefaultRetryBudget),
 		},
 		kong.Writers(stdio.out, stdio.err),
@@ -296,6 +298,7 @@ func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 		Tools:           s.toolbox,
 		Hooks:           s.hooks,
 		MaxRequests:     c.MaxRequests,
+		MaxParallel:     c.MaxParallel,
 		RetryBudget:     retryBudget(c.MaxRetries),
 		OnEvent:         onEvent,
 		OnApproveAlways: s.policy.Remember,
@@ -351,6 +354,9 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 		return code, fmt.Errorf("run capped: %s", res.Outcome.Reason)
 	case agent.StatusPaused:
 		return code, fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)
+	}
+	if n := res.Outcome.HookFailures; n > 0 {
+		return code, fmt.Errorf("%d tool call(s) skipped because a pre_tool_call hook failed (see the warnings above)", n)
 	}
 	return code, nil
 }
@@ -422,6 +428,8 @@ func exitCode(ctx context.Context, res headless.Result) int {
 		return exitCapped
 	case res.Outcome.Status == agent.StatusPaused, res.Denied > 0:
 		return exitDenied
+	case res.Outcome.HookFailures > 0:
+		return exitError
 	}
 	return exitOK
 }

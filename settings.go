@@ -30,7 +30,7 @@ type setting struct {
 // settings lists the flags that are validated here, and those whose value
 // the config file can give. Adding a setting is one line, e.g.
 //
-//	fileSetting("max-parallel-tools", &c.MaxParallel, ifSet(f.MaxParallelTools), atLeast(1, "")),
+//	fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "")),
 //
 // and a flag the file cannot set passes nil as its file value.
 func (c *cli) settings(f *config.Config) []setting {
@@ -39,6 +39,7 @@ func (c *cli) settings(f *config.Config) []setting {
 		fileSetting("base-url", &c.BaseURL, ifSet(f.BaseURL), nil),
 		fileSetting("mode", &c.Mode, ifSet(f.Mode), wantMode),
 		fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "a run makes at least one model request")),
+		fileSetting("max-parallel-tools", &c.MaxParallel, f.MaxParallelTools, atLeast(1, "1 runs the calls of a reply one after another")),
 		fileSetting("max-retries", &c.MaxRetries, f.MaxRetries, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
 		fileSetting("theme", &c.Theme, ifSet(f.Theme), nil),
 	}

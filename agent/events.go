@@ -40,11 +40,25 @@ type ToolCallStarted struct {
 }
 
 // ToolCallFinished carries a call's single result (also for skipped,
-// denied and failed calls, which never started).
+// denied and failed calls, which never started). Every tool call of a
+// reply gets exactly one, in call order, also when the run is stopped
+// part way; Duration is zero for calls that never started.
 type ToolCallFinished struct {
 	Call     chat.ToolCall   `json:"call"`
 	Result   chat.ToolResult `json:"result"`
 	Duration time.Duration   `json:"duration_ns"`
+}
+
+// ToolCallDecided says how a paused call was answered (approved, approved
+// always, denied or aborted) and, when not by the user, by whom. It comes
+// before the call's ToolCallStarted, or its ToolCallFinished when it does
+// not run. If hooks change an approved call, it is put to the user again
+// and decided again.
+type ToolCallDecided struct {
+	Call    chat.ToolCall `json:"call"`
+	Verdict Verdict       `json:"verdict"`
+	By      string        `json:"by,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
 }
 
 // HookDecision records one hook call.
@@ -110,6 +124,7 @@ func (ModelRetry) EventType() string       { return "model_retry" }
 func (AssistantMessage) EventType() string { return "assistant_message" }
 func (ToolCallStarted) EventType() string  { return "tool_call_started" }
 func (ToolCallFinished) EventType() string { return "tool_call_finished" }
+func (ToolCallDecided) EventType() string  { return "tool_call_decided" }
 func (HookDecision) EventType() string     { return "hook_decision" }
 func (RetryPushed) EventType() string      { return "retry_pushed" }
 func (PausedEvent) EventType() string      { return "paused" }

@@ -38,6 +38,10 @@ type Outcome struct {
 	Text string `json:"text,omitempty"`
 	// Usage is the token total of this Run so far.
 	Usage chat.Usage `json:"usage"`
+	// HookFailures counts the tool calls of this Run so far that were
+	// skipped because a pre_tool_call hook failed (error, crash, timeout:
+	// such hooks fail closed). Each also produced a Warning.
+	HookFailures int `json:"hook_failures,omitempty"`
 }
 
 // PendingCall is a tool call waiting for the user's decision.
@@ -60,12 +64,27 @@ const (
 	AbortRun              // stop the whole Run
 )
 
+var verdictNames = [...]string{Approve: "approve", ApproveAlways: "approve_always", Deny: "deny", AbortRun: "abort"}
+
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) && verdictNames[v] != "" {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("verdict(%d)", v)
+}
+
+// MarshalText writes the verdict's snake_case name.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
 // Decision answers one pending call, by call ID.
 type Decision struct {
 	CallID  string
 	Verdict Verdict
 	// Reason is passed to the model on Deny and recorded on AbortRun.
 	Reason string
+	// By says who decided when it was not the user, e.g. "--yes" in a
+	// non-interactive run; it is reported in ToolCallDecided.
+	By string
 }
 
 // Sentinel errors callers test for with errors.Is.

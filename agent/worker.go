@@ -5,10 +5,12 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,15 @@ import (
 
 // DefaultMaxRequests is the per-run cap on model requests.
 const DefaultMaxRequests = 50
+
+// DefaultMaxParallel is how many tool calls of one reply run at once
+// unless Config says otherwise.
+const DefaultMaxParallel = 8
+
+// maxReapprovals bounds how often one call is put to the user again
+// because hooks after an approval changed its arguments; past it the
+// call is skipped.
+const maxReapprovals = 3
 
 // Toolbox is the set of tools the Worker offers the model.
 type Toolbox interface {
@@ -44,6 +55,10 @@ type Config struct {
 	// MaxRequests caps model requests per Run (Resume continues the same
 	// run); zero means DefaultMaxRequests.
 	MaxRequests int
+	// MaxParallel caps how many tool calls of one reply run at once;
+	// the others queue and start in call order as calls finish. Results
+	// are still handled in call order. Zero means DefaultMaxParallel.
+	MaxParallel int
 	// RetryBudget caps consecutive ContinueWithMessages rounds per Run;
 	// zero means hooks.DefaultRetryBudget, hooks.NoRetries allows none.
 	RetryBudget int
@@ -51,7 +66,8 @@ type Config struct {
 	// on the Worker's goroutines and should return quickly.
 	OnEvent func(Event)
 	// OnApproveAlways is told about calls the user approved "always", so
-	// the approval policy can add a session rule for calls like it.
+	// the approval policy can add a session rule for calls like it. It
+	// gets the call as the user saw it in the pending list.
 	OnApproveAlways func(chat.ToolCall)
 	// Now is the clock used for durations; nil means time.Now.
 	Now func() time.Time
@@ -76,10 +92,17 @@ type Worker struct {
 
 // runState is what one Run carries across Resume.
 type runState struct {
+	// hooks is the registry's snapshot taken when the Run started: the
+	// Run and its Resumes see the same chains, so the index a paused
+	// chain resumes from names the same hook.
+	hooks    *hooks.Registry
 	requests int
 	usage    chat.Usage
 	budget   *hooks.RetryBudget
 	lastText string
+	// hookFailures counts calls skipped because a pre_tool_call hook
+	// failed (error, crash, timeout).
+	hookFailures int
 }
 
 // pause is where a paused run stopped.
@@ -111,10 +134,14 @@ type callState struct {
 
 	step   callStep
 	result chat.ToolResult // set when decided, or when the call has run
+	ran    bool            // the tool was started
 
 	pausedAt int // index of the pausing hook, while pending
 	hook     string
 	reason   string
+	// reapprovals counts the times hooks changed the call after the user
+	// approved it, each of which put it to the user again.
+	reapprovals int
 }
 
 // pending reports whether the call waits for the user's decision.
@@ -130,6 +157,9 @@ func (cs *callState) decide(status chat.ResultStatus, content string) {
 func New(cfg Config) *Worker {
 	if cfg.MaxRequests <= 0 {
 		cfg.MaxRequests = DefaultMaxRequests
+	}
+	if cfg.MaxParallel <= 0 {
+		cfg.MaxParallel = DefaultMaxParallel
 	}
 	if cfg.Hooks == nil {
 		cfg.Hooks = hooks.NewRegistry()
@@ -171,11 +201,11 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
 	}
-	w.run = &runState{budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
+	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
 
 	in := hooks.PromptInput{Message: chat.UserMessage(input)}
 	var by string
-	res := w.cfg.Hooks.RunPromptSubmit(ctx, &in, w.recorder(&by))
+	res := w.run.hooks.RunPromptSubmit(ctx, &in, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
 		return w.abort(ctx, err)
 	}
@@ -226,12 +256,17 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 			continue
 		}
 		d := byID[cs.orig.ID]
+		w.emit(ToolCallDecided{Call: cs.call, Verdict: d.Verdict, By: d.By, Reason: d.Reason})
 		switch d.Verdict {
 		case Approve, ApproveAlways:
 			if d.Verdict == ApproveAlways && w.cfg.OnApproveAlways != nil {
 				w.cfg.OnApproveAlways(cs.call)
 			}
-			w.preToolChain(ctx, cs, cs.pausedAt+1)
+			approved := cs.call
+			changedBy := w.preToolChain(ctx, cs, cs.pausedAt+1)
+			if ctx.Err() == nil && (cs.step == callRun || cs.pending()) && !sameCall(approved, cs.call) {
+				w.reapprove(ctx, cs, changedBy)
+			}
 			if ctx.Err() == nil && cs.step == callAborted {
 				return w.abortBatch(ctx, p.batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
 			}
@@ -315,7 +350,7 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 	msgs, model := w.snapshot()
 	req := hooks.LLMRequestInput{Model: model, Messages: msgs, Request: st.requests}
 	var by string
-	res := w.cfg.Hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
+	res := st.hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
 		out, err = w.abort(ctx, err)
 		return true, out, err
@@ -338,6 +373,11 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 
 	msg := reply.Message
 	msg.Role = chat.RoleAssistant
+	if len(msg.ToolCalls) > 0 {
+		w.mu.Lock()
+		msg.ToolCalls = uniqueCallIDs(w.conv, msg.ToolCalls)
+		w.mu.Unlock()
+	}
 	w.appendConv(msg)
 	w.emit(AssistantMessage{Message: msg})
 	if msg.Content != "" {
@@ -374,11 +414,19 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 }
 
 // preToolChain runs the pre_tool_call chain for one call from hook index
-// from and records its decision in cs.
-func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) {
+// from and records its decision in cs. It returns the name of the last
+// hook that changed the call ("" if none did).
+func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) (changedBy string) {
 	in := hooks.PreToolInput{Call: cs.call}
 	var by string
-	res, idx := w.cfg.Hooks.RunPreToolCall(ctx, &in, from, w.recorder(&by))
+	rec := w.recorder(&by)
+	last := in.Call
+	res, idx := w.run.hooks.RunPreToolCall(ctx, &in, from, func(d hooks.Decision) {
+		rec(d)
+		if !sameCall(last, in.Call) {
+			changedBy, last = d.Hook, in.Call
+		}
+	})
 	cs.call = in.Call
 	cs.call.ID = cs.orig.ID // the result must answer the call the model made
 	switch res.Action {
@@ -393,13 +441,88 @@ func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) {
 	case hooks.ToolAbort:
 		cs.step, cs.hook, cs.reason = callAborted, by, res.Reason
 	case hooks.ToolPause:
-		cs.pausedAt, cs.hook, cs.reason = idx, by, res.Reason
+		cs.step, cs.pausedAt, cs.hook, cs.reason = callPending, idx, by, res.Reason
+	}
+	return changedBy
+}
+
+// reapprove handles a call that hooks changed after the user approved it:
+// what runs must be what the user approved, so the call goes through its
+// whole pre_tool_call chain again with the final arguments (the approval
+// policy judges them and asks the user again) — at most maxReapprovals
+// times, after which it is skipped.
+func (w *Worker) reapprove(ctx context.Context, cs *callState, changedBy string) {
+	cs.reapprovals++
+	if cs.reapprovals > maxReapprovals {
+		msg := fmt.Sprintf("Skipped: hook %q changed the arguments after they were approved more than %d times in a row; the tool did not run.", changedBy, maxReapprovals)
+		cs.decide(chat.StatusSkipped, msg)
+		w.emit(Warning{Message: fmt.Sprintf("%s %s: %s", cs.call.Name, cs.orig.ID, msg)})
+		return
+	}
+	w.preToolChain(ctx, cs, 0)
+	if cs.pending() {
+		cs.reason = fmt.Sprintf("hook %q changed the arguments after they were approved; asked again: %s", changedBy, cs.reason)
 	}
 }
 
+// sameCall reports whether two versions of a call name the same tool
+// with the same arguments (compared as JSON values, so a hook that only
+// re-encodes them does not count as a change).
+func sameCall(a, b chat.ToolCall) bool {
+	if a.Name != b.Name {
+		return false
+	}
+	if a.Arguments == b.Arguments {
+		return true
+	}
+	var va, vb any
+	da, db := json.NewDecoder(strings.NewReader(a.Arguments)), json.NewDecoder(strings.NewReader(b.Arguments))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil || da.More() || db.More() {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// uniqueCallIDs gives each call of a reply an ID no other call of the
+// conversation has: a repeated or empty ID gets a fresh one, so that every
+// tool result answers exactly one call. The model sees the new IDs in its
+// own message and in the results.
+func uniqueCallIDs(conv []chat.Message, calls []chat.ToolCall) []chat.ToolCall {
+	used := map[string]bool{}
+	for _, m := range conv {
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+	}
+	var out []chat.ToolCall
+	for i, c := range calls {
+		if c.ID != "" && !used[c.ID] {
+			used[c.ID] = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(calls)
+		}
+		base := cmp.Or(c.ID, "call")
+		for n := 2; ; n++ {
+			if id := fmt.Sprintf("%s_%d", base, n); !used[id] {
+				out[i].ID, used[id] = id, true
+				break
+			}
+		}
+	}
+	if out == nil {
+		return calls
+	}
+	return out
+}
+
 // runBatch pauses if any call waits for the user; otherwise it executes
-// the approved calls in parallel and appends one result per call, in
-// call order.
+// the approved calls, at most MaxParallel at a time, and appends one
+// result per call, in call order. Every call gets exactly one
+// ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
 	var pending []PendingCall
 	for _, cs := range batch {
@@ -418,53 +541,47 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 
 	execCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	finished := make([]chan struct{}, len(batch))
-	started := make([]time.Time, len(batch))
-	for i, cs := range batch {
-		finished[i] = make(chan struct{})
-		if cs.step != callRun {
-			close(finished[i])
-			continue
-		}
-		w.emit(ToolCallStarted{Call: cs.call})
-		started[i] = w.cfg.Now()
-		go func() {
-			defer close(finished[i])
-			cs.result = w.execute(execCtx, cs.call)
-			cs.result.CallID = cs.orig.ID
-		}()
-	}
+	finished, started := w.startBatch(execCtx, batch)
 
 	// Results are handled in call order as they complete: post_tool_call
-	// runs per result, sequentially.
+	// runs per result, sequentially. Once the run is stopped (cancelled,
+	// or aborted by a hook) the remaining results get only the Protect
+	// hooks.
+	st := w.run
 	var stop error
 	for i, cs := range batch {
 		<-finished[i]
-		if stop != nil {
-			if cs.step == callRun {
-				cs.result = chat.ToolResult{CallID: cs.orig.ID, Status: chat.StatusError, Content: "The run was aborted before this result was used."}
+		if stop == nil && ctx.Err() != nil {
+			stop = ctx.Err()
+		}
+		switch {
+		case cs.step != callRun:
+			// Decided without running: skipped, denied, an error result.
+		case !cs.ran:
+			cs.decide(chat.StatusError, "The run was stopped before this call started: "+stop.Error())
+		case stop != nil:
+			post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
+			st.hooks.RunPostToolProtect(ctx, &post, w.recorder(nil))
+			cs.result = post.Result
+			cs.result.CallID = cs.orig.ID
+		default:
+			post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
+			var by string
+			res := st.hooks.RunPostToolCall(ctx, &post, w.recorder(&by))
+			cs.result = post.Result
+			cs.result.CallID = cs.orig.ID // whatever the hooks did to it
+			if res.Action == hooks.PostAbort {
+				if stop = ctx.Err(); stop == nil {
+					stop = &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
+				}
+				cancel()
 			}
-			continue
 		}
-		if cs.step != callRun {
-			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result})
-			continue
+		var d time.Duration
+		if cs.ran {
+			d = w.cfg.Now().Sub(started[i])
 		}
-		if err := ctx.Err(); err != nil {
-			stop = err
-			w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
-			continue
-		}
-		post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
-		var by string
-		res := w.cfg.Hooks.RunPostToolCall(ctx, &post, w.recorder(&by))
-		cs.result = post.Result
-		cs.result.CallID = cs.orig.ID // whatever the hooks did to it
-		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: w.cfg.Now().Sub(started[i])})
-		if res.Action == hooks.PostAbort {
-			stop = &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
-			cancel()
-		}
+		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result, Duration: d})
 	}
 	if stop == nil && ctx.Err() != nil {
 		stop = ctx.Err()
@@ -480,6 +597,80 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		return true, out, err
 	}
 	return false, Outcome{}, nil
+}
+
+// startBatch starts the approved calls of batch in call order, at most
+// MaxParallel at a time, and returns a channel per call that is
+// closed once the call has its result (at once for calls that do not
+// run, and for calls still queued when ctx ends, which never start) and
+// each started call's start time. A channel's close publishes the call's
+// result, ran and start time.
+func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished []chan struct{}, started []time.Time) {
+	finished = make([]chan struct{}, len(batch))
+	started = make([]time.Time, len(batch))
+	for i := range finished {
+		finished[i] = make(chan struct{})
+	}
+	slots := make(chan struct{}, w.cfg.MaxParallel)
+	start := func(i int) {
+		cs := batch[i]
+		cs.ran = true
+		started[i] = w.cfg.Now()
+		w.emit(ToolCallStarted{Call: cs.call})
+		go func() {
+			defer func() {
+				<-slots
+				close(finished[i])
+			}()
+			cs.result = w.execute(ctx, cs.call)
+			cs.result.CallID = cs.orig.ID
+		}()
+	}
+	// The calls that fit start here, so their ToolCallStarted events come
+	// before anything else; the rest wait for a slot on a goroutine.
+	i := 0
+	for ; i < len(batch); i++ {
+		if batch[i].step != callRun {
+			close(finished[i])
+			continue
+		}
+		if !trySend(slots) {
+			break
+		}
+		start(i)
+	}
+	if i == len(batch) {
+		return finished, started
+	}
+	go func() {
+		for ; i < len(batch); i++ {
+			if batch[i].step != callRun {
+				close(finished[i])
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+				if ctx.Err() == nil {
+					start(i)
+					continue
+				}
+				<-slots
+			case <-ctx.Done():
+			}
+			close(finished[i]) // the run stopped while the call waited
+		}
+	}()
+	return finished, started
+}
+
+// trySend sends on c if that does not block and reports whether it did.
+func trySend(c chan struct{}) bool {
+	select {
+	case c <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 // execute runs one approved call, turning a harness failure or a panic
@@ -509,7 +700,7 @@ func (w *Worker) execute(ctx context.Context, call chat.ToolCall) (res chat.Tool
 func (w *Worker) turnEnd(ctx context.Context, in hooks.TurnEndInput, from int) (done bool, out Outcome, err error) {
 	st := w.run
 	var by string
-	res, idx := w.cfg.Hooks.RunTurnEnd(ctx, &in, from, w.recorder(&by))
+	res, idx := st.hooks.RunTurnEnd(ctx, &in, from, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
 		out, err = w.abort(ctx, err)
 		return true, out, err
@@ -562,7 +753,8 @@ func (w *Worker) checkCall(call chat.ToolCall) string {
 }
 
 // abortBatch gives every call of the batch a result (the conversation must
-// answer every call) and aborts the run with cause.
+// answer every call) and its ToolCallFinished, and aborts the run with
+// cause. None of the calls has run.
 func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error) (Outcome, error) {
 	results := make([]chat.Message, len(batch))
 	for i, cs := range batch {
@@ -570,6 +762,7 @@ func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error
 			cs.decide(chat.StatusError, "The run was aborted before this call ran: "+cause.Error())
 		}
 		results[i] = cs.result.Message()
+		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result})
 	}
 	w.appendConv(results...)
 	return w.abort(ctx, cause)
@@ -579,7 +772,7 @@ func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error
 // run as aborted with cause.
 func (w *Worker) abort(ctx context.Context, cause error) (Outcome, error) {
 	in := hooks.AbortInput{Reason: cause.Error(), Err: cause}
-	w.cfg.Hooks.RunAbort(context.WithoutCancel(ctx), &in, w.recorder(nil))
+	w.run.hooks.RunAbort(context.WithoutCancel(ctx), &in, w.recorder(nil))
 	w.emit(ErrorEvent{Message: cause.Error()})
 	return w.end(StatusAborted, cause.Error(), nil, cause)
 }
@@ -588,7 +781,7 @@ func (w *Worker) abort(ctx context.Context, cause error) (Outcome, error) {
 // releases the Worker. A paused run keeps its state for Resume.
 func (w *Worker) end(status Status, reason string, pending []PendingCall, err error) (Outcome, error) {
 	st := w.run
-	out := Outcome{Status: status, Pending: pending, Reason: reason, Text: st.lastText, Usage: st.usage}
+	out := Outcome{Status: status, Pending: pending, Reason: reason, Text: st.lastText, Usage: st.usage, HookFailures: st.hookFailures}
 	w.emit(TurnFinished{Outcome: out})
 	w.release()
 	return out, err
@@ -610,16 +803,26 @@ func (w *Worker) emit(e Event) {
 }
 
 // recorder returns a hooks.Recorder that emits every decision (and a
-// warning for a hook that failed open) and stores the name of the last
-// hook that decided in *by, when by is not nil.
+// warning for a hook that failed), counts pre_tool_call failures that
+// skipped a call, and stores the name of the last hook of the chain that
+// decided in *by, when by is not nil.
 func (w *Worker) recorder(by *string) hooks.Recorder {
 	return func(d hooks.Decision) {
-		if by != nil {
+		if by != nil && !d.Protect {
 			*by = d.Hook
 		}
 		w.emit(HookDecision{Decision: d})
-		if d.Error != "" {
-			w.emit(Warning{Message: fmt.Sprintf("%s hook %q failed (%s); result: %s", d.Event, d.Hook, d.Error, d.Result)})
+		if d.Error == "" {
+			return
 		}
+		msg := fmt.Sprintf("%s hook %q failed (%s); result: %s", d.Event, d.Hook, d.Error, d.Result)
+		if d.Event == hooks.PreToolCall && d.Result == "skip" {
+			w.run.hookFailures++
+			msg += "; the call was not run"
+		}
+		if d.CallID != "" {
+			msg += " [" + d.CallID + "]"
+		}
+		w.emit(Warning{Message: msg})
 	}
 }

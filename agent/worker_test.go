@@ -328,10 +328,19 @@ func TestPauseApproveContinuesChainAfterPausingHook(t *testing.T) {
 		{CallID: "call_1", Verdict: agent.Approve},
 		{CallID: "call_2", Verdict: agent.Deny, Reason: "not that one"},
 	})
+	// "after" rewrote the approved call: the user is asked again, with
+	// the arguments that will run.
+	if err != nil || out.Status != agent.StatusPaused || len(out.Pending) != 1 || out.Pending[0].Call.Arguments != `{"text":"rewritten"}` {
+		t.Fatalf("Resume = %+v, %v", out, err)
+	}
+	if before != 3 || after != 1 || len(h.tools.executed()) != 0 {
+		t.Fatalf("before=%d after=%d executed=%v", before, after, h.tools.executed())
+	}
+	out, err = h.worker.Resume(context.Background(), []agent.Decision{{CallID: "call_1", Verdict: agent.Approve}})
 	if err != nil || out.Status != agent.StatusFinished {
 		t.Fatalf("Resume = %+v, %v", out, err)
 	}
-	if before != 2 || after != 1 {
+	if before != 3 || after != 2 {
 		t.Errorf("chain resumed wrongly: before=%d after=%d", before, after)
 	}
 	msgs := h.request(t, 1)

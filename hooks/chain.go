@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/tackle-dev/tackle/agent/chat"
 )
 
 // Sentinel errors wrapped by the failures reported in Decision.Error.
@@ -18,14 +20,14 @@ var (
 // RunPromptSubmit runs the on_prompt_submit chain. Hooks may rewrite
 // in.Message.
 func (r *Registry) RunPromptSubmit(ctx context.Context, in *PromptInput, rec Recorder) PromptResult {
-	out, _ := runChain(ctx, r, &r.prompt, &promptSpec, in, 0, rec)
+	out, _, _ := runChain(ctx, r, r.prompt.load(), &promptSpec, in, 0, rec)
 	return out
 }
 
 // RunPreLLMRequest runs the pre_llm_request chain. Hooks may rewrite
 // in.Messages.
 func (r *Registry) RunPreLLMRequest(ctx context.Context, in *LLMRequestInput, rec Recorder) RequestResult {
-	out, _ := runChain(ctx, r, &r.request, &requestSpec, in, 0, rec)
+	out, _, _ := runChain(ctx, r, r.request.load(), &requestSpec, in, 0, rec)
 	return out
 }
 
@@ -34,18 +36,38 @@ func (r *Registry) RunPreLLMRequest(ctx context.Context, in *LLMRequestInput, re
 // index of the hook that made it; when every hook says Continue it returns
 // the zero result and the number of hooks. After the user approves a Pause
 // made by hook i, call again with from = i+1 to go on with the hooks after
-// it. Registering hooks between the two calls may shift indices; that can
-// make the pausing hook run again but never skips a hook. Hooks may change
-// in.Call.Arguments.
+// it — on the same registry: indices are only stable while no hook is
+// registered, so a caller that waits for the user between the two calls
+// runs both on one Snapshot. Hooks may change in.Call.Arguments.
 func (r *Registry) RunPreToolCall(ctx context.Context, in *PreToolInput, from int, rec Recorder) (PreToolResult, int) {
-	return runChain(ctx, r, &r.preTool, &preToolSpec, in, from, rec)
+	out, at, _ := runChain(ctx, r, r.preTool.load(), &preToolSpec, in, from, rec)
+	return out, at
 }
 
 // RunPostToolCall runs the post_tool_call chain for one result. Hooks may
-// rewrite in.Result.
+// rewrite in.Result. When the chain ends early — a hook aborts or fails
+// closed, or ctx is cancelled — the Protect hooks it did not reach still
+// run on the result (see Hook.Protect), so what leaves this call has been
+// through every one of them.
 func (r *Registry) RunPostToolCall(ctx context.Context, in *PostToolInput, rec Recorder) PostToolResult {
-	out, _ := runChain(ctx, r, &r.postTool, &postToolSpec, in, 0, rec)
+	hs := r.postTool.load()
+	out, at, done := runChain(ctx, r, hs, &postToolSpec, in, 0, rec)
+	if at < len(hs) {
+		if done {
+			at++
+		}
+		runProtect(ctx, r, hs[at:], in, rec)
+	}
 	return out
+}
+
+// RunPostToolProtect runs only the Protect post_tool_call hooks on a
+// result whose chain will not run because the run was stopped (cancelled,
+// or aborted by a hook on an earlier result). They run even if ctx is
+// cancelled, each bounded by its own timeout; a result without content is
+// left alone. Decisions are recorded with Decision.Protect set.
+func (r *Registry) RunPostToolProtect(ctx context.Context, in *PostToolInput, rec Recorder) {
+	runProtect(ctx, r, r.postTool.load(), in, rec)
 }
 
 // RunTurnEnd runs the on_turn_end chain from the hook with index from, with
@@ -53,7 +75,8 @@ func (r *Registry) RunPostToolCall(ctx context.Context, in *PostToolInput, rec R
 // hook i is resumed with from = i+1. When every hook says Finish it returns
 // the zero result (TurnFinish) and the number of hooks.
 func (r *Registry) RunTurnEnd(ctx context.Context, in *TurnEndInput, from int, rec Recorder) (TurnEndResult, int) {
-	return runChain(ctx, r, &r.turnEnd, &turnEndSpec, in, from, rec)
+	out, at, _ := runChain(ctx, r, r.turnEnd.load(), &turnEndSpec, in, from, rec)
+	return out, at
 }
 
 // RunAbort runs every on_abort hook. Failures are recorded as warnings
@@ -61,7 +84,7 @@ func (r *Registry) RunTurnEnd(ctx context.Context, in *TurnEndInput, from int, r
 // if ctx is cancelled — each still gets its own timeout — but they see ctx's
 // values.
 func (r *Registry) RunAbort(ctx context.Context, in *AbortInput, rec Recorder) {
-	runChain(context.WithoutCancel(ctx), r, &r.abort, &abortSpec, in, 0, rec)
+	runChain(context.WithoutCancel(ctx), r, r.abort.load(), &abortSpec, in, 0, rec)
 }
 
 // spec describes one event to the generic chain runner.
@@ -80,6 +103,9 @@ type spec[In, Out any] struct {
 	closedName string
 	// callID extracts the tool call ID for the trace; nil if none.
 	callID func(*In) string
+	// withhold replaces what a failed Protect hook was guarding; nil for
+	// events without Protect hooks.
+	withhold func(in *In, reason string)
 }
 
 var (
@@ -143,6 +169,13 @@ var postToolSpec = spec[PostToolInput, PostToolResult]{
 	closed:     func(reason string) PostToolResult { return PostToolResult{Action: PostAbort, Reason: reason} },
 	closedName: postActions[PostAbort],
 	callID:     func(in *PostToolInput) string { return in.Call.ID },
+	withhold:   withholdResult,
+}
+
+// withholdResult replaces a result that a Protect hook failed to check.
+func withholdResult(in *PostToolInput, reason string) {
+	in.Result.Status = chat.StatusError
+	in.Result.Content = fmt.Sprintf("[This result was withheld: %s.]", reason)
 }
 
 var turnEndSpec = spec[TurnEndInput, TurnEndResult]{
@@ -165,21 +198,20 @@ var abortSpec = spec[AbortInput, struct{}]{
 	passName: "done",
 }
 
-// runChain runs the hooks of c from index from; see "How a chain runs".
-func runChain[In, Out any](ctx context.Context, r *Registry, c *chain[In, Out], s *spec[In, Out], in *In, from int, rec Recorder) (Out, int) {
+// runChain runs the hooks hs of one event from index from; see "How a
+// chain runs". It returns the chain's result, the index at of the hook
+// that ended it (len(hs) when none did) and whether that hook ran to
+// completion: done is false when the caller's cancellation stopped the
+// chain before or while hook at ran.
+func runChain[In, Out any](ctx context.Context, r *Registry, hs []Hook[In, Out], s *spec[In, Out], in *In, from int, rec Recorder) (out Out, at int, done bool) {
 	var zero Out
-	hs := c.load()
 	from = max(from, 0)
 	if from >= len(hs) {
-		return zero, len(hs)
+		return zero, len(hs), true
 	}
 	var callID string
 	if s.callID != nil {
 		callID = s.callID(in)
-	}
-	defTimeout := r.timeout
-	if defTimeout <= 0 {
-		defTimeout = DefaultTimeout
 	}
 	// One allocation for the contexts of the whole chain.
 	ctxs := make([]hookCtx, len(hs)-from)
@@ -187,28 +219,18 @@ func runChain[In, Out any](ctx context.Context, r *Registry, c *chain[In, Out], 
 	for i := from; i < len(hs); i++ {
 		h := &hs[i]
 		if err := ctx.Err(); err != nil {
-			return s.cancelled(fmt.Sprintf("cancelled before hook %q ran: %v", h.Name, context.Cause(ctx))), i
+			return s.cancelled(fmt.Sprintf("cancelled before hook %q ran: %v", h.Name, context.Cause(ctx))), i, false
 		}
-		timeout := h.Timeout
-		if timeout == 0 {
-			timeout = defTimeout
-		}
+		timeout := r.timeoutOf(h.Timeout)
 
 		t0 := time.Now()
-		start := t0
-		if r.now != nil {
-			start = r.now()
-		}
+		start := r.stamp(t0)
 		hc := &ctxs[i-from]
 		hc.Context, hc.deadline = ctx, t0.Add(timeout)
 		out, err, panicked := call(h.Run, hc, in)
 		hc.end()
 		t1 := time.Now()
-		end := t1
-		if r.now != nil {
-			end = r.now()
-		}
-		d := Decision{Event: s.event, Hook: h.Name, Duration: end.Sub(start), CallID: callID}
+		d := Decision{Event: s.event, Hook: h.Name, Duration: r.stamp(t1).Sub(start), CallID: callID}
 
 		if ctx.Err() != nil {
 			// The caller cancelled while the hook ran: its result is
@@ -216,18 +238,10 @@ func runChain[In, Out any](ctx context.Context, r *Registry, c *chain[In, Out], 
 			d.Reason = fmt.Sprintf("cancelled while hook %q ran: %v", h.Name, context.Cause(ctx))
 			d.Result = s.closedName
 			rec.record(d)
-			return s.cancelled(d.Reason), i
+			return s.cancelled(d.Reason), i, false
 		}
 
-		var fail error
-		switch {
-		case panicked:
-			fail = err
-		case !t1.Before(hc.deadline):
-			fail = fmt.Errorf("%w after %v", errTimedOut, timeout)
-		case err != nil:
-			fail = err
-		}
+		fail := hookFailure(err, panicked, t1, hc.deadline, timeout)
 		var act uint8
 		if fail == nil {
 			act, d.Result, d.Reason, fail = s.inspect(out)
@@ -235,22 +249,86 @@ func runChain[In, Out any](ctx context.Context, r *Registry, c *chain[In, Out], 
 		if fail == nil {
 			rec.record(d)
 			if act != 0 {
-				return out, i
+				return out, i, true
 			}
 			continue
 		}
 
 		d.Error = fail.Error()
 		d.Reason = fmt.Sprintf("hook %q failed: %s", h.Name, d.Error)
+		if h.Protect && s.withhold != nil {
+			s.withhold(in, d.Reason)
+		}
 		if s.closed != nil && (h.OnError == FailClosed || (h.OnError == PolicyDefault && s.failClosed)) {
 			d.Result = s.closedName
 			rec.record(d)
-			return s.closed(d.Reason), i
+			return s.closed(d.Reason), i, true
 		}
 		d.Result = s.passName
 		rec.record(d)
 	}
-	return zero, len(hs)
+	return zero, len(hs), true
+}
+
+// runProtect runs the Protect hooks among hs on a result, ignoring the
+// caller's cancellation (each hook keeps its own timeout). A hook that
+// fails withholds the result; actions are ignored, since the chain has
+// already ended.
+func runProtect(ctx context.Context, r *Registry, hs []Hook[PostToolInput, PostToolResult], in *PostToolInput, rec Recorder) {
+	ctx = context.WithoutCancel(ctx)
+	for i := range hs {
+		h := &hs[i]
+		if !h.Protect || in.Result.Content == "" {
+			continue
+		}
+		timeout := r.timeoutOf(h.Timeout)
+		t0 := time.Now()
+		start := r.stamp(t0)
+		hc := &hookCtx{Context: ctx, deadline: t0.Add(timeout)}
+		_, err, panicked := call(h.Run, hc, in)
+		hc.end()
+		t1 := time.Now()
+		d := Decision{Event: PostToolCall, Hook: h.Name, Result: postActions[PostContinue], Duration: r.stamp(t1).Sub(start), CallID: in.Call.ID, Protect: true}
+		if fail := hookFailure(err, panicked, t1, hc.deadline, timeout); fail != nil {
+			d.Error = fail.Error()
+			d.Reason = fmt.Sprintf("hook %q failed: %s", h.Name, d.Error)
+			d.Result = "withheld"
+			withholdResult(in, d.Reason)
+		}
+		rec.record(d)
+	}
+}
+
+// hookFailure is the failure of a hook call that returned err at end, or
+// nil: a panic, a return at or after the deadline, or an error.
+func hookFailure(err error, panicked bool, end, deadline time.Time, timeout time.Duration) error {
+	switch {
+	case panicked:
+		return err
+	case !end.Before(deadline):
+		return fmt.Errorf("%w after %v", errTimedOut, timeout)
+	}
+	return err
+}
+
+// timeoutOf is the timeout of a hook whose own Timeout is t.
+func (r *Registry) timeoutOf(t time.Duration) time.Duration {
+	switch {
+	case t > 0:
+		return t
+	case r.timeout > 0:
+		return r.timeout
+	}
+	return DefaultTimeout
+}
+
+// stamp reads the trace clock; t is the time package's reading, used when
+// no clock was set.
+func (r *Registry) stamp(t time.Time) time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return t
 }
 
 // cancelled is the result of a chain stopped by the caller's cancellation.

@@ -55,6 +55,12 @@ const DefaultTimeout = 30 * time.Second
 // hook has not allowed goes ahead. Callers should check ctx.Err() first and
 // end the run as cancelled. RunAbort is the exception: on_abort hooks run
 // even when ctx is cancelled, since cancellation is one reason they run.
+//
+// Protect post_tool_call hooks (Hook.Protect, e.g. secret redaction) are
+// the other exception: when a post_tool_call chain ends early, for
+// whatever reason, the Protect hooks after that point still run on the
+// result, and RunPostToolProtect runs them on results whose chain never
+// ran. A failed Protect hook withholds the result instead of passing it on.
 type Registry struct {
 	// now measures hook durations for the decision trace; nil means
 	// time.Now. Deadlines always use the time package's clock.
@@ -98,6 +104,23 @@ func NewRegistry(opts ...Option) *Registry {
 		o(r)
 	}
 	return r
+}
+
+// Snapshot returns a registry that runs the hooks registered in r now,
+// with r's clock and default timeout. Hooks registered in r afterwards do
+// not reach it (and hooks registered in the snapshot do not reach r), so
+// chain indices — the from of RunPreToolCall and RunTurnEnd — stay valid
+// across calls on it. The Worker runs each Run and its Resumes on one
+// snapshot. It costs a few pointer copies.
+func (r *Registry) Snapshot() *Registry {
+	s := &Registry{now: r.now, timeout: r.timeout}
+	s.prompt.hooks.Store(r.prompt.hooks.Load())
+	s.request.hooks.Store(r.request.hooks.Load())
+	s.preTool.hooks.Store(r.preTool.hooks.Load())
+	s.postTool.hooks.Store(r.postTool.hooks.Load())
+	s.turnEnd.hooks.Store(r.turnEnd.hooks.Load())
+	s.abort.hooks.Store(r.abort.hooks.Load())
+	return s
 }
 
 // OnPromptSubmit registers an on_prompt_submit hook.
@@ -152,7 +175,7 @@ func (r *Registry) Len(ev Event) int {
 
 // Names returns the names of ev's hooks in chain order: Names(ev)[i] is the
 // hook at index i of the chain, as returned by RunPreToolCall and
-// RunTurnEnd (as long as no hook was registered in between).
+// RunTurnEnd (as long as no hook was registered in between; see Snapshot).
 func (r *Registry) Names(ev Event) []string {
 	switch ev {
 	case OnPromptSubmit:
@@ -208,6 +231,8 @@ func register[In, Out any](r *Registry, c *chain[In, Out], ev Event, h Hook[In, 
 		panic(fmt.Sprintf("hooks: %s hook %q has a negative timeout %v", ev, h.Name, h.Timeout))
 	case h.OnError > FailClosed:
 		panic(fmt.Sprintf("hooks: %s hook %q has an unknown error policy %d", ev, h.Name, h.OnError))
+	case h.Protect && ev != PostToolCall:
+		panic(fmt.Sprintf("hooks: %s hook %q sets Protect, which only post_tool_call hooks may", ev, h.Name))
 	}
 
 	r.mu.Lock()

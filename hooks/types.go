@@ -199,6 +199,18 @@ type Hook[In, Out any] struct {
 	Timeout time.Duration
 	// OnError overrides the event's default error policy.
 	OnError ErrorPolicy
+	// Protect marks a post_tool_call hook that guards what a result may
+	// carry to the model, the event stream and the transcript (secret
+	// redaction). Such a hook runs on every result that has content: also
+	// when its chain ends early (an earlier hook aborts or fails closed,
+	// or the caller cancels) and on results finished after the run was
+	// stopped (Registry.RunPostToolProtect). Its timeout still bounds it,
+	// and the caller's cancellation does not stop it. When it fails
+	// (error, panic, timeout) the result is withheld: its content is
+	// replaced by a note naming the hook. It must be idempotent, since a
+	// call cut short by cancellation is made again. Only post_tool_call
+	// hooks may set it.
+	Protect bool
 	// Run decides. It must honour ctx (its deadline is the timeout).
 	Run func(ctx context.Context, in *In) (Out, error)
 }
@@ -215,6 +227,10 @@ type Decision struct {
 	// Error is set when the hook failed (error, panic or timeout); Result
 	// is then what the error policy made of it.
 	Error string `json:"error,omitempty"`
+	// Protect is set when a Protect hook ran outside its chain's normal
+	// course: after the chain ended early or the run was stopped. Its
+	// Result is then "continue", or "withheld" when it failed.
+	Protect bool `json:"protect,omitempty"`
 }
 
 // Recorder receives every decision as it is made.

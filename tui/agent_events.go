@@ -128,6 +128,8 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.checks.touch()
 	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:
 		// The run's outcome, which follows, says the same.
+	case agent.ToolCallDecided:
+		// The user's own answer in the approval dialog.
 	}
 }
 
@@ -246,8 +248,10 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		return nil
 	}
 	for _, p := range out.Pending {
+		// The pending call is what will run: hooks may have changed it
+		// since the model asked (and a changed call is asked about again).
 		t := m.tool(p.Call)
-		t.state = toolWaiting
+		t.call, t.state = p.Call, toolWaiting
 		t.touch()
 	}
 	var always func(chat.ToolCall) []string

@@ -42,6 +42,9 @@ type Config struct {
 	Mode        string `json:"mode,omitempty"`
 	MaxRequests *int   `json:"max_requests,omitempty"`
 	MaxRetries  *int   `json:"max_retries,omitempty"`
+	// MaxParallelTools caps the tool calls of one reply that run at once
+	// (--max-parallel-tools).
+	MaxParallelTools *int `json:"max_parallel_tools,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the

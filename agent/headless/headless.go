@@ -27,6 +27,12 @@ type Runner interface {
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 }
 
+// Who decided a pending call, as Decision.By reports it.
+const (
+	ByYes            = "--yes"           // approved because --yes was given
+	ByNonInteractive = "non-interactive" // denied because nobody can approve
+)
+
 // Result is how a headless run ended.
 type Result struct {
 	Outcome agent.Outcome
@@ -37,8 +43,10 @@ type Result struct {
 }
 
 // Drive runs prompt to completion. Each pause is decided at once: with yes
-// every pending call is approved; otherwise it is denied with a reason the
-// model sees, and a note on stderr says how to allow it. A pause from an
+// every pending call is approved, and a line on stderr names the call and
+// why it asked; otherwise it is denied with a reason the model sees, and a
+// note on stderr says how to allow it. Either way the decision names who
+// made it (ByYes, ByNonInteractive) for the event stream. A pause from an
 // on_turn_end hook cannot be answered without a user and ends the run.
 func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Writer) Result {
 	var res Result
@@ -47,13 +55,15 @@ func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Wri
 		decisions := make([]agent.Decision, len(out.Pending))
 		for i, p := range out.Pending {
 			if yes {
-				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve}
+				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve, By: ByYes}
+				fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", Summary(p.Call), paren(pauseNote(p)))
 				continue
 			}
 			res.Denied++
 			decisions[i] = agent.Decision{
 				CallID:  p.Call.ID,
 				Verdict: agent.Deny,
+				By:      ByNonInteractive,
 				Reason: "tackle is running non-interactively and nobody can approve this call (" + p.Reason +
 					"). Do not retry it; finish without it or tell the user what you needed to run.",
 			}
@@ -64,4 +74,15 @@ func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Wri
 	}
 	res.Outcome, res.Err = out, err
 	return res
+}
+
+// pauseNote says which hook asked about a call and why.
+func pauseNote(p agent.PendingCall) string {
+	switch {
+	case p.Hook == "":
+		return p.Reason
+	case p.Reason == "":
+		return "asked by hook " + p.Hook
+	}
+	return "asked by hook " + p.Hook + ": " + p.Reason
 }

@@ -37,11 +37,14 @@ func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
 	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || res.Denied != 0 {
 		t.Fatalf("Drive = %+v", res)
 	}
-	if len(r.decisions) != 2 || r.decisions[0].Verdict != agent.Approve || r.decisions[1].CallID != "c2" || r.decisions[1].Verdict != agent.Approve {
+	if len(r.decisions) != 2 || r.decisions[0].Verdict != agent.Approve || r.decisions[1].CallID != "c2" || r.decisions[1].Verdict != agent.Approve ||
+		r.decisions[0].By != ByYes {
 		t.Errorf("decisions = %+v", r.decisions)
 	}
-	if stderr.Len() != 0 {
-		t.Errorf("stderr = %q", stderr.String())
+	want := "tackle: approved by --yes: bash  make test (asked by hook approval: bash wants to run: make test)\n" +
+		"tackle: approved by --yes: write_file  a.go (asked by hook approval: write_file wants to change a.go)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
 	}
 }
 

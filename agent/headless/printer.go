@@ -33,12 +33,16 @@ type Printer struct {
 }
 
 type callRecord struct {
-	ID         string          `json:"id"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Status     string          `json:"status,omitempty"`
-	Result     string          `json:"result,omitempty"`
-	DurationMS int64           `json:"duration_ms"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	// Decision and DecidedBy say how a call that asked for approval was
+	// answered ("approve" by "--yes", "deny" by "non-interactive").
+	Decision   string `json:"decision,omitempty"`
+	DecidedBy  string `json:"decided_by,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Result     string `json:"result,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // NewPrinter returns a Printer for format writing to stdout and stderr.
@@ -51,6 +55,10 @@ func (p *Printer) Event(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.collect(e)
+	if w, ok := e.(agent.Warning); ok && p.format != Text {
+		// Warnings reach stderr in every format (text prints its own).
+		fmt.Fprintf(p.stderr, "tackle: warning: %s\n", w.Message)
+	}
 	switch p.format {
 	case StreamJSON:
 		b, err := agent.MarshalEvent(e)
@@ -67,13 +75,17 @@ func (p *Printer) Event(e agent.Event) {
 // collect keeps what the json format prints at the end.
 func (p *Printer) collect(e agent.Event) {
 	switch e := e.(type) {
-	case agent.ToolCallFinished:
-		i, ok := p.byID[e.Result.CallID]
-		if !ok {
-			i = len(p.calls)
-			p.byID[e.Result.CallID] = i
-			p.calls = append(p.calls, callRecord{ID: e.Result.CallID, Name: e.Call.Name, Arguments: rawArgs(e.Call.Arguments)})
+	case agent.AssistantMessage:
+		for _, c := range e.Message.ToolCalls {
+			p.call(c) // records in call order
 		}
+	case agent.ToolCallDecided:
+		i := p.call(e.Call)
+		p.calls[i].Decision, p.calls[i].DecidedBy = e.Verdict.String(), e.By
+	case agent.ToolCallFinished:
+		i := p.call(e.Call)
+		// The arguments that ran (a re-approved call's final ones).
+		p.calls[i].Arguments = rawArgs(e.Call.Arguments)
 		p.calls[i].Status = string(e.Result.Status)
 		p.calls[i].Result = e.Result.Content
 		p.calls[i].DurationMS = e.Duration.Milliseconds()
@@ -82,6 +94,17 @@ func (p *Printer) collect(e agent.Event) {
 	case agent.Warning:
 		p.warnings = append(p.warnings, e.Message)
 	}
+}
+
+// call returns the index of c's record, adding one if needed.
+func (p *Printer) call(c chat.ToolCall) int {
+	i, ok := p.byID[c.ID]
+	if !ok {
+		i = len(p.calls)
+		p.byID[c.ID] = i
+		p.calls = append(p.calls, callRecord{ID: c.ID, Name: c.Name, Arguments: rawArgs(c.Arguments)})
+	}
+	return i
 }
 
 // text prints the answer on stdout and progress on stderr.
@@ -109,6 +132,11 @@ func (p *Printer) text(e agent.Event) {
 	case agent.ToolCallFinished:
 		fmt.Fprintf(p.stderr, "%s %s%s\n", statusMark(e.Result.Status), e.Call.Name, resultNote(e.Result))
 	case agent.HookDecision:
+		// A pre_tool_call pause is reported with its answer ("approved by
+		// --yes", "denied"), by Drive.
+		if e.Event == hooks.PreToolCall && e.Result == "pause" {
+			return
+		}
 		if e.Result != "continue" && e.Result != "done" && e.Result != "finish" {
 			fmt.Fprintf(p.stderr, "  hook %s/%s: %s%s\n", e.Event, e.Hook, e.Result, paren(e.Reason))
 		}
@@ -143,6 +171,7 @@ type jsonResult struct {
 	Error         string           `json:"error,omitempty"`
 	ExitCode      int              `json:"exit_code"`
 	Denied        int              `json:"denied_calls"`
+	HookFailures  int              `json:"hook_failures,omitempty"`
 	ToolCalls     []callRecord     `json:"tool_calls"`
 	HookDecisions []hooks.Decision `json:"hook_decisions"`
 	Warnings      []string         `json:"warnings,omitempty"`
@@ -166,6 +195,7 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 			Reason:        r.Outcome.Reason,
 			ExitCode:      exitCode,
 			Denied:        r.Denied,
+			HookFailures:  r.Outcome.HookFailures,
 			ToolCalls:     p.calls,
 			HookDecisions: p.decisions,
 			Warnings:      p.warnings,

@@ -47,6 +47,10 @@ type Spec struct {
 	Tools []string `json:"tools,omitempty"`
 	// Env adds variables to the hook's environment.
 	Env map[string]string `json:"env,omitempty"`
+	// Protect makes a post_tool_call hook a guard of what results carry
+	// (hooks.Hook.Protect): it also runs on results of a run that was
+	// cancelled or aborted, and its failure withholds the result.
+	Protect bool `json:"protect,omitempty"`
 }
 
 // Command is how a hook is run: either Argv, executed directly (a bare
@@ -237,6 +241,9 @@ func prepare(event string, spec Spec, opts Options) (func(*hooks.Registry), erro
 			return nil, fmt.Errorf("timeout %q: must not exceed %v", spec.Timeout, MaxTimeout)
 		}
 	}
+	if spec.Protect && ev != hooks.PostToolCall {
+		return nil, fmt.Errorf(`"protect" is only for post_tool_call hooks, not %s`, ev)
+	}
 	var policy hooks.ErrorPolicy
 	switch spec.OnError {
 	case "":
@@ -275,6 +282,7 @@ func hook[In, Out any](spec Spec, timeout time.Duration, policy hooks.ErrorPolic
 		Priority: spec.Priority,
 		Timeout:  timeout,
 		OnError:  policy,
+		Protect:  spec.Protect,
 		Run:      run,
 	}
 }

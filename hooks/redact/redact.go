@@ -24,7 +24,8 @@ const minLen = 8
 
 // Hook returns a post_tool_call hook that replaces every occurrence of the
 // given secret values in a result's content. It runs before every other
-// post_tool_call hook. Values shorter than 8 bytes are ignored.
+// post_tool_call hook, and as a Protect hook on every result with content,
+// cancelled or not. Values shorter than 8 bytes are ignored.
 func Hook(secrets []string) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] {
 	var vals []string
 	for _, s := range secrets {
@@ -43,6 +44,9 @@ func Hook(secrets []string) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult
 	return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{
 		Name:     HookName,
 		Priority: -1 << 20,
+		// Redaction guards every result, also one finished after the run
+		// was cancelled or a hook aborted it.
+		Protect: true,
 		Run: func(_ context.Context, in *hooks.PostToolInput) (hooks.PostToolResult, error) {
 			if len(vals) > 0 {
 				in.Result.Content = r.Replace(in.Result.Content)
