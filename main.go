@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
@@ -63,6 +64,8 @@ type cli struct {
 	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run."`
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
+	FirstToken   time.Duration    `name:"first-token-timeout" env:"TACKLE_FIRST_TOKEN_TIMEOUT" default:"${first_token_timeout}" placeholder:"DURATION" help:"How long to wait for the first token of a model reply (connecting and the response headers included) before trying again, e.g. 90s or 5m."`
+	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
 	Theme        string           `env:"TACKLE_THEME" default:"${theme}" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
@@ -109,6 +112,10 @@ func run(args []string, stdio stdio) int {
 			"max_requests": strconv.Itoa(cmp.Or(cfg.MaxRequests, agent.DefaultMaxRequests)),
 			"max_retries":  strconv.Itoa(cmp.Or(cfg.MaxRetries, hooks.DefaultRetryBudget)),
 			"theme":        cfg.Theme,
+		},
+		kong.Vars{
+			"first_token_timeout": cmp.Or(time.Duration(cfg.FirstTokenTimeout), agent.DefaultFirstTokenTimeout).String(),
+			"stream_idle_timeout": cmp.Or(time.Duration(cfg.StreamIdleTimeout), agent.DefaultStreamIdleTimeout).String(),
 		},
 		kong.Writers(stdio.out, stdio.err),
 		kong.Exit(func(code int) { exit = code }),
@@ -197,8 +204,20 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--first-token-timeout", c.FirstToken}, {"--stream-idle-timeout", c.StreamIdle}} {
+		if d.v <= 0 {
+			ws.Close()
+			return nil, usageError{fmt.Sprintf("%s must be more than 0 (got %s)", d.flag, d.v)}
+		}
+	}
 	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
-	s.client = agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
+	s.client = agent.NewOpenAI(agent.OpenAIConfig{
+		APIKey: apiKey, BaseURL: c.BaseURL,
+		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
+	})
 
 	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
 	allow, deny, err := rules.Parse()

@@ -33,6 +33,10 @@ type Config struct {
 	MaxRetries  int    `json:"max_retries,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
+	// FirstTokenTimeout and StreamIdleTimeout bound the wait for a
+	// model reply's first token and the silence between its chunks.
+	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`
+	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the
 	// CLI's --allow and --deny add to them.
 	Allow []string `json:"allow,omitempty"`

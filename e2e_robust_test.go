@@ -1,0 +1,119 @@
+package main
+
+// End-to-end tests of robustness against bad servers and bad input, and of
+// secret redaction: the built binary against the scripted server.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runBounded runs tackle like e.run, but kills it when it has not exited
+// after limit: a hang fails the test instead of stalling the suite. limit
+// is a safety net, far above what the run needs, not a timed assertion.
+func (e *e2e) runBounded(limit time.Duration, args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.t.Context(), limit)
+	defer cancel()
+	cmd := e.command(args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
+	defer stop()
+	err := cmd.Wait()
+	if ctx.Err() != nil {
+		e.t.Fatalf("tackle %s hung: killed after %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), limit, stdout.String(), stderr.String())
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("running tackle: %v", err)
+	}
+	e.t.Logf("tackle %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// The stream stops after three chunks: tackle must not wait for ever.
+func TestE2EStalledStreamEndsWithIdleTimeout(t *testing.T) {
+	e := newE2E(t, "stall.json")
+	r := e.runBounded(time.Minute, "--stream-idle-timeout", "500ms", "-p", "think")
+	if r.code != exitError {
+		t.Errorf("exit %d, want %d", r.code, exitError)
+	}
+	for _, want := range []string{"sent nothing for 500ms", "--stream-idle-timeout"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := len(e.requests()); n != 1 {
+		t.Errorf("requests = %d: a reply stalled after its first token must not be retried", n)
+	}
+}
+
+// The bound can come from the config file, and the stream may stall right
+// after the headers: nothing arrived, so the request is sent again.
+func TestE2EFirstTokenTimeoutRetries(t *testing.T) {
+	e := newE2E(t, "stall_headers_then_answer.json")
+	e.config(`{"first_token_timeout": "1s"}`)
+	r := e.runBounded(time.Minute, "-p", "hello?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want %d", r.code, exitOK)
+	}
+	if r.stdout != "Here after all.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "no reply from the model within 1s") || !strings.Contains(r.stderr, "retrying in") {
+		t.Errorf("stderr does not report the retry:\n%s", r.stderr)
+	}
+	if n := len(e.requests()); n != 2 {
+		t.Errorf("requests = %d, want 2", n)
+	}
+}
+
+func TestE2EStreamTimeoutSettingsAreChecked(t *testing.T) {
+	e := newE2E(t, "plain.json")
+	r := e.runBounded(time.Minute, "--first-token-timeout", "0s", "-p", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--first-token-timeout must be more than 0") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	e.config(`{"stream_idle_timeout": "soon"}`)
+	r = e.runBounded(time.Minute, "-p", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `invalid duration "soon": expected a Go duration such as "90s"`) || !strings.Contains(r.stderr, "config.json") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := len(e.requests()); n != 0 {
+		t.Errorf("requests = %d, want none", n)
+	}
+}
+
+// In the UI a stalled reply ends with a message, and the prompt is usable.
+func TestE2ETUIStalledStreamShowsErrorAndPromptStaysUsable(t *testing.T) {
+	e := newE2E(t, "tui_stall.json")
+	s := e.startTUI("--stream-idle-timeout", "500ms")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("think hard")
+	s.keys("Enter")
+	screen := s.waitFor("sent nothing for 500ms")
+	if !strings.Contains(screen, "Thinking about it") {
+		t.Errorf("the partial answer is gone:\n%s", screen)
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.typeText("next question")
+	s.waitFor("› next question")
+	s.keys("C-c") // clears the editor
+	s.waitUntil("the editor to clear", func(screen string) bool { return !strings.Contains(screen, "› next question") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+}
