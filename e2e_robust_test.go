@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,38 @@ func TestE2ETUIStalledStreamShowsErrorAndPromptStaysUsable(t *testing.T) {
 	s.keys("C-d")
 	if code := s.waitExit(); code != exitOK {
 		t.Errorf("exit status %d", code)
+	}
+}
+
+// A path ending in "/" and a lone surrogate in any string argument are
+// refused with a message for the model, not turned into a file named like
+// the directory or a U+FFFD.
+func TestE2EDirectoryPathAndLoneSurrogateAreRefused(t *testing.T) {
+	e := newE2E(t, "bad_paths_and_surrogates.json")
+	if err := os.WriteFile(filepath.Join(e.workspace, "keep.txt"), []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.runBounded(time.Minute, "--mode", "yolo", "-p", "write things")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	for id, want := range map[string]string{
+		"call_dir":  `ends with "/", so it names a directory, not a file`,
+		"call_lone": `field "content" contains the lone UTF-16 surrogate \ud800`,
+	} {
+		if got := e.toolResult(1, id); !strings.Contains(got, want) {
+			t.Errorf("%s result = %q, want it to contain %q", id, got, want)
+		}
+	}
+	if got := e.toolResult(2, "call_edit"); !strings.Contains(got, `field "new_string" contains the lone UTF-16 surrogate \udc00`) {
+		t.Errorf("edit result = %q", got)
+	}
+	for _, name := range []string{"build", "out.txt"} {
+		if _, err := os.Lstat(filepath.Join(e.workspace, name)); err == nil {
+			t.Errorf("%s was written", name)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "keep.txt")); string(b) != "keep\n" {
+		t.Errorf("keep.txt = %q", b)
 	}
 }

@@ -206,6 +206,25 @@ func (w *Workspace) Resolve(path string) (string, error) {
 	return filepath.Join(done...), nil
 }
 
+// resolveFile is Resolve for a path that must name a file: a path that
+// ends with a slash, "/." or "/.." names a directory, and is refused
+// rather than quietly cleaned into a file name ("src/" into a file "src").
+func (w *Workspace) resolveFile(path string) (string, error) {
+	if err := w.checkName(path); err != nil {
+		return "", err
+	}
+	i := strings.LastIndexByte(path, filepath.Separator)
+	last := path[i+1:]
+	if i < 0 || (last != "" && last != "." && last != "..") {
+		return w.Resolve(path) // "." alone is the root, which Resolve names
+	}
+	detail := fmt.Sprintf("it ends with %q, so it names a directory, not a file", last)
+	if last == "" {
+		detail = fmt.Sprintf("it ends with \"/\", so it names a directory, not a file: give the file's path, such as %s", quotePath(strings.TrimRight(path, "/")+"/name.ext"))
+	}
+	return "", &PathError{Path: path, Workspace: w.dir, Detail: detail, Err: ErrInvalidPath}
+}
+
 // display returns rel, a path relative to the workspace, as it is shown
 // to the model: with forward slashes.
 func display(rel string) string { return filepath.ToSlash(rel) }
