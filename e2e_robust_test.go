@@ -152,3 +152,26 @@ func TestE2EDirectoryPathAndLoneSurrogateAreRefused(t *testing.T) {
 		t.Errorf("keep.txt = %q", b)
 	}
 }
+
+// Binary bash output never reaches the model raw: escapes, control bytes
+// and invalid UTF-8 are replaced and named; binary output is not shown.
+func TestE2EBashBinaryOutputIsSanitised(t *testing.T) {
+	e := newE2E(t, "bash_binary.json")
+	r := e.runBounded(time.Minute, "--yes", "--output", "json", "-p", "run them")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	esc := e.toolResult(1, "call_esc")
+	if !strings.HasPrefix(esc, "ok green nul␀ bad\uFFFD done\n") || !strings.Contains(esc, "removed 2 terminal escape sequences") || !strings.Contains(esc, "showed 1 control character as symbols") {
+		t.Errorf("escape result = %q", esc)
+	}
+	bin := e.toolResult(1, "call_bin")
+	if !strings.HasPrefix(bin, "[The output looks binary (4096 bytes") {
+		t.Errorf("binary result = %q", bin)
+	}
+	for _, s := range []string{esc, bin, r.stdout} {
+		if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' }) {
+			t.Errorf("raw control characters got through: %q", s)
+		}
+	}
+}
