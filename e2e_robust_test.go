@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tackle-dev/tackle/agent/llmtest"
 )
 
 // runBounded runs tackle like e.run, but kills it when it has not exited
@@ -173,5 +176,69 @@ func TestE2EBashBinaryOutputIsSanitised(t *testing.T) {
 		if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' }) {
 			t.Errorf("raw control characters got through: %q", s)
 		}
+	}
+}
+
+// kill -9 in the middle of a large write_file: strace kills tackle with
+// SIGKILL at the write's fsync, when the whole temporary file is on disk
+// and not yet renamed. The next tackle removes that file, and only it.
+func TestE2EKilledWriteLeavesNoTemporaryFile(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("strace is required in CI (.ci/run installs it)")
+		}
+		t.Skip("strace is not installed")
+	}
+	content := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	args, _ := json.Marshal(map[string]string{"path": "big.bin", "content": content})
+	e := &e2e{
+		t: t,
+		srv: llmtest.NewServer(t, llmtest.NewScript(
+			llmtest.Response{ToolCalls: []llmtest.ToolCall{llmtest.Call("call_big", "write_file", string(args))}, ChunkSize: 1 << 16},
+			llmtest.Text("Hello again."),
+		)),
+		workspace: t.TempDir(),
+		home:      t.TempDir(),
+	}
+	lookalike := filepath.Join(e.workspace, ".notes.txt.tackle-ABCDEFGHIJKL.tmp")
+	if err := os.WriteFile(lookalike, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := e.command("--yes", "-p", "write big.bin")
+	cmd.Args = append([]string{"strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:signal=KILL:when=1"}, cmd.Args...)
+	cmd.Path = strace
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("tackle was not killed:\n%s", out)
+	}
+	left, _ := filepath.Glob(filepath.Join(e.workspace, ".big.bin.tackle-*.tmp"))
+	if len(left) != 1 {
+		t.Fatalf("the kill left %v (%v):\n%s", left, err, out)
+	}
+	if fi, err := os.Stat(left[0]); err != nil || fi.Size() != int64(len(content)) {
+		t.Fatalf("temporary file: %v %v", fi, err)
+	}
+
+	r := e.runBounded(time.Minute, "-p", "hello")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	if _, err := os.Lstat(left[0]); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is still there: %v", err)
+	}
+	if !strings.Contains(r.stderr, "removed "+left[0]+" (1048576 bytes), a temporary file left by a tackle that was killed mid-write") {
+		t.Errorf("stderr does not report the removal:\n%s", r.stderr)
+	}
+	if b, err := os.ReadFile(lookalike); err != nil || string(b) != "mine" {
+		t.Errorf("the user's look-alike file: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "big.bin")); !os.IsNotExist(err) {
+		t.Errorf("big.bin exists: %v", err)
+	}
+	journals, _ := os.ReadDir(filepath.Join(e.home, ".local", "state", "tackle", "pending-writes"))
+	if len(journals) != 0 {
+		t.Errorf("journals left: %v", journals)
 	}
 }

@@ -186,6 +186,7 @@ type session struct {
 	policy  *approval.Policy
 	hooks   *hooks.Registry
 	client  agent.Client
+	journal *tools.TempJournal // nil without a state directory
 }
 
 // newSession opens the workspace and registers the built-in and configured
@@ -214,6 +215,11 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		}
 	}
 	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
+	if state, err := config.StateDir(stdio.getenv); err == nil {
+		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
+		ws.UseTempJournal(s.journal)
+		cleanStaleTemps(s.journal.Dir(), emit)
+	}
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{
 		APIKey: apiKey, BaseURL: c.BaseURL,
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
@@ -257,7 +263,28 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	return s, nil
 }
 
-func (s *session) Close() error { return s.ws.Close() }
+func (s *session) Close() error {
+	if s.journal != nil {
+		s.journal.Close()
+	}
+	return s.ws.Close()
+}
+
+// cleanStaleTemps removes the temporary files that tackles killed
+// mid-write left behind, and says so.
+func cleanStaleTemps(dir string, emit func(agent.Event)) {
+	stale, err := tools.CleanStaleTemps(dir)
+	if err != nil {
+		emit(agent.Warning{Message: err.Error()})
+	}
+	for _, st := range stale {
+		msg := fmt.Sprintf("removed %s (%d bytes), a temporary file left by a tackle that was killed mid-write", st.Path, st.Size)
+		if st.Err != nil {
+			msg = fmt.Sprintf("could not remove %s, a temporary file left by a tackle that was killed mid-write: %v", st.Path, st.Err)
+		}
+		emit(agent.Warning{Message: msg})
+	}
+}
 
 // worker returns a Worker for this session that sends its events to onEvent.
 func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {

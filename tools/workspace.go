@@ -75,6 +75,8 @@ type Workspace struct {
 	// fails the write with the error it returns.
 	wrapWriter func(io.Writer) io.Writer
 	fault      func(step string) error
+
+	journal *TempJournal // nil: temporary files are not journaled
 }
 
 // OpenWorkspace opens the workspace rooted at dir, which must be an
@@ -103,6 +105,11 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	}
 	return &Workspace{dir: real, given: abs, root: root}, nil
 }
+
+// UseTempJournal makes atomic writes record their temporary files in j,
+// so that they can be cleaned up if the process is killed mid-write (see
+// CleanStaleTemps). Call it before the workspace is used.
+func (w *Workspace) UseTempJournal(j *TempJournal) { w.journal = j }
 
 // Dir returns the absolute path of the workspace root, with symbolic links
 // evaluated.
