@@ -242,3 +242,90 @@ func TestE2EKilledWriteLeavesNoTemporaryFile(t *testing.T) {
 		t.Errorf("journals left: %v", journals)
 	}
 }
+
+// Secrets of the workspace, as a project keeps them (none real).
+const (
+	e2eGitHubToken = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	e2eSlackToken  = "xoxb-123456789012-123456789012-abcdefghijABCDEFGHIJ"
+	e2eDBPassword  = "correct-horse-battery"
+	e2eAPIKey      = "k3y-value-from-dotenv"
+	e2eDeployToken = "ghp_ZYXWVUTSRQPONMLKJIHGzyxwvutsrqponm9876"
+)
+
+func writeSecrets(t *testing.T, ws string) {
+	t.Helper()
+	files := map[string]string{
+		".env": "# local settings\nGITHUB_TOKEN=" + e2eGitHubToken + "\nexport DB_PASSWORD=\"" + e2eDBPassword + "\"\n" +
+			"SLACK_BOT_TOKEN=" + e2eSlackToken + "\nSTRIPE_API_KEY=" + e2eAPIKey + "\nPLAIN=hello\n",
+		"deploy/notes.md": "Deploy with the bot's token " + e2eDeployToken + " (rotate monthly).\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// `cat .env`, `grep -rn TOKEN .` and read_file on a file with a GitHub
+// token: no secret value reaches stdout, the JSON output or the model.
+func TestE2ERedactsSecretsFromToolResults(t *testing.T) {
+	e := newE2E(t, "redact_secrets.json")
+	writeSecrets(t, e.workspace)
+	r := e.runBounded(time.Minute, "--yes", "--output", "json", "-p", "look at the settings")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	cat, grep, read := e.toolResult(1, "call_cat"), e.toolResult(1, "call_grep"), e.toolResult(1, "call_read")
+	for _, secret := range []string{e2eGitHubToken, e2eSlackToken, e2eDBPassword, e2eAPIKey, e2eDeployToken} {
+		for where, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "cat": cat, "grep": grep, "read_file": read} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s shows the secret %s:\n%s", where, secret, s)
+			}
+		}
+	}
+	for _, want := range []string{
+		"GITHUB_TOKEN=[REDACTED:github]", `export DB_PASSWORD="[REDACTED:dotenv]"`, "SLACK_BOT_TOKEN=[REDACTED:slack]",
+		"STRIPE_API_KEY=[REDACTED:dotenv]", "PLAIN=hello",
+	} {
+		if !strings.Contains(cat, want) {
+			t.Errorf("cat .env lacks %q:\n%s", want, cat)
+		}
+	}
+	if !strings.Contains(grep, "./.env:2:GITHUB_TOKEN=[REDACTED:github]") || !strings.Contains(grep, "./.env:4:SLACK_BOT_TOKEN=[REDACTED:slack]") {
+		t.Errorf("grep result:\n%s", grep)
+	}
+	if !strings.Contains(read, "Deploy with the bot's token [REDACTED:github] (rotate monthly).") {
+		t.Errorf("read_file result:\n%s", read)
+	}
+	if !strings.Contains(r.stdout, "[REDACTED:github]") {
+		t.Errorf("the JSON output does not carry the redacted results:\n%s", r.stdout)
+	}
+}
+
+// A pattern can be turned off by name in the config; an unknown name is
+// an error that names the file.
+func TestE2ERedactionPatternsCanBeDisabled(t *testing.T) {
+	e := newE2E(t, "redact_secrets.json")
+	writeSecrets(t, e.workspace)
+	e.config(`{"redact": {"disable": ["github"]}}`)
+	r := e.runBounded(time.Minute, "--yes", "-p", "look at the settings")
+	if r.code != exitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	if read := e.toolResult(1, "call_read"); !strings.Contains(read, e2eDeployToken) {
+		t.Errorf("the disabled pattern still redacted:\n%s", read)
+	}
+	if cat := e.toolResult(1, "call_cat"); !strings.Contains(cat, "SLACK_BOT_TOKEN=[REDACTED:slack]") || strings.Contains(cat, e2eDBPassword) {
+		t.Errorf("the other patterns stopped:\n%s", cat)
+	}
+
+	e.config(`{"redact": {"disable": ["gh"]}}`)
+	r = e.runBounded(time.Minute, "-p", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `config.json: redact.disable: unknown pattern "gh" (the patterns are dotenv,`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

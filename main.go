@@ -243,7 +243,12 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		}),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
-	s.hooks.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
+	redactHook, err := redact.Hook(append(tools.SecretValues(os.Environ()), apiKey), cfg.Redact)
+	if err != nil {
+		ws.Close()
+		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+	}
+	s.hooks.PostToolCall(redactHook)
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root}); err != nil {
 		ws.Close()
 		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/redact"
 )
 
 // Config is the contents of a config file. Zero fields are unset.
@@ -46,6 +47,9 @@ type Config struct {
 	Checks checks.Settings `json:"checks,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
+	// Redact configures the redaction of secrets from tool results, e.g.
+	// {"disable": ["jwt"]}.
+	Redact redact.Settings `json:"redact,omitempty"`
 
 	// Path is the file the config was read from ("" when there was none).
 	Path string `json:"-"`
