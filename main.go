@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
@@ -64,6 +65,8 @@ type cli struct {
 	MaxParallel  int              `name:"max-parallel-tools" default:"${max_parallel}" env:"TACKLE_MAX_PARALLEL_TOOLS" help:"Most tool calls of one model reply that run at once (at least 1); the others wait their turn."`
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped; 0 turns retries off."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
+	FirstToken   time.Duration    `name:"first-token-timeout" env:"TACKLE_FIRST_TOKEN_TIMEOUT" default:"${first_token_timeout}" placeholder:"DURATION" help:"How long to wait for the first token of a model reply (connecting and the response headers included) before trying again, e.g. 90s or 5m."`
+	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
@@ -110,6 +113,10 @@ func run(args []string, stdio stdio) int {
 			"max_requests": strconv.Itoa(agent.DefaultMaxRequests),
 			"max_parallel": strconv.Itoa(agent.DefaultMaxParallel),
 			"max_retries":  strconv.Itoa(hooks.DefaultRetryBudget),
+		},
+		kong.Vars{
+			"first_token_timeout": agent.DefaultFirstTokenTimeout.String(),
+			"stream_idle_timeout": agent.DefaultStreamIdleTimeout.String(),
 		},
 		kong.Writers(stdio.out, stdio.err),
 		kong.Exit(func(code int) { exit = code }),
@@ -234,6 +241,7 @@ type session struct {
 	policy  *approval.Policy
 	hooks   *hooks.Registry
 	client  agent.Client
+	journal *tools.TempJournal // nil without a state directory
 }
 
 // newSession opens the workspace and registers the built-in and configured
@@ -253,7 +261,15 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		return nil, usageError{err.Error()}
 	}
 	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
-	s.client = agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
+	if state, err := config.StateDir(stdio.getenv); err == nil {
+		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
+		ws.UseTempJournal(s.journal)
+		cleanStaleTemps(s.journal.Dir(), emit)
+	}
+	s.client = agent.NewOpenAI(agent.OpenAIConfig{
+		APIKey: apiKey, BaseURL: c.BaseURL,
+		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
+	})
 
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithPermissions(c.perms),
@@ -267,7 +283,12 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		}),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
-	s.hooks.PostToolCall(redact.Hook(append(tools.SecretValues(os.Environ()), apiKey)))
+	redactHook, err := redact.Hook(append(tools.SecretValues(os.Environ()), apiKey), cfg.Redact)
+	if err != nil {
+		ws.Close()
+		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
+	}
+	s.hooks.PostToolCall(redactHook)
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root}); err != nil {
 		ws.Close()
 		return nil, usageError{config.InFile(cfg.Path, err).Error()}
@@ -287,7 +308,28 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	return s, nil
 }
 
-func (s *session) Close() error { return s.ws.Close() }
+func (s *session) Close() error {
+	if s.journal != nil {
+		s.journal.Close()
+	}
+	return s.ws.Close()
+}
+
+// cleanStaleTemps removes the temporary files that tackles killed
+// mid-write left behind, and says so.
+func cleanStaleTemps(dir string, emit func(agent.Event)) {
+	stale, err := tools.CleanStaleTemps(dir)
+	if err != nil {
+		emit(agent.Warning{Message: err.Error()})
+	}
+	for _, st := range stale {
+		msg := fmt.Sprintf("removed %s (%d bytes), a temporary file left by a tackle that was killed mid-write", st.Path, st.Size)
+		if st.Err != nil {
+			msg = fmt.Sprintf("could not remove %s, a temporary file left by a tackle that was killed mid-write: %v", st.Path, st.Err)
+		}
+		emit(agent.Warning{Message: msg})
+	}
+}
 
 // worker returns a Worker for this session that sends its events to onEvent.
 func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {

@@ -5,9 +5,11 @@ package main
 // value came from.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -41,6 +43,8 @@ func (c *cli) settings(f *config.Config) []setting {
 		fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "a run makes at least one model request")),
 		fileSetting("max-parallel-tools", &c.MaxParallel, f.MaxParallelTools, atLeast(1, "1 runs the calls of a reply one after another")),
 		fileSetting("max-retries", &c.MaxRetries, f.MaxRetries, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
+		fileSetting("first-token-timeout", &c.FirstToken, ifSet(time.Duration(f.FirstTokenTimeout)), positive),
+		fileSetting("stream-idle-timeout", &c.StreamIdle, ifSet(time.Duration(f.StreamIdleTimeout)), positive),
 		fileSetting("theme", &c.Theme, ifSet(f.Theme), nil),
 	}
 }
@@ -91,6 +95,13 @@ func atLeast(n int, why string) func(int) error {
 		}
 		return fmt.Errorf("want %d or more (%s)", n, why)
 	}
+}
+
+func positive(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("want a duration of more than 0, e.g. 90s or 5m")
+	}
+	return nil
 }
 
 func wantNonEmpty(what string) func(string) error {

@@ -15,7 +15,7 @@ import (
 // file, so that errors name both correctly.
 func TestSettingsNameRealFlagsAndFields(t *testing.T) {
 	var c cli
-	parser, err := kong.New(&c, kong.Vars{"version": "x", "model": "m", "mode": "default", "max_requests": "1", "max_parallel": "8", "max_retries": "1"})
+	parser, err := kong.New(&c, kong.Vars{"version": "x", "model": "m", "mode": "default", "max_requests": "1", "max_parallel": "8", "max_retries": "1", "first_token_timeout": "2m", "stream_idle_timeout": "1m"})
 	if err != nil {
 		t.Fatal(err)
 	}

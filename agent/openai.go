@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,6 +98,52 @@ type OpenAIConfig struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a number in [0, 1) (default math/rand/v2.Float64).
 	Jitter func() float64
+
+	// FirstTokenTimeout bounds the wait for the first token of a reply,
+	// from the start of an attempt: connecting, the TLS handshake, the
+	// response headers and every chunk before the first token (default
+	// DefaultFirstTokenTimeout). StreamIdleTimeout bounds the silence
+	// between two chunks once a token has arrived (default
+	// DefaultStreamIdleTimeout). An attempt that exceeds either ends with
+	// a *StallError; it is retried only when no token had arrived.
+	FirstTokenTimeout time.Duration
+	StreamIdleTimeout time.Duration
+	// AfterFunc starts the timer behind those bounds (default
+	// time.AfterFunc). Tests inject one to fire a bound at will.
+	AfterFunc func(d time.Duration, f func()) Timer
+}
+
+// Defaults of the stream bounds.
+const (
+	DefaultFirstTokenTimeout = 120 * time.Second
+	DefaultStreamIdleTimeout = 60 * time.Second
+)
+
+// Timer is a timer that calls a function when it fires, as made by
+// time.AfterFunc.
+type Timer interface {
+	// Reset makes the timer fire after d from now.
+	Reset(d time.Duration) bool
+	// Stop keeps the timer from firing.
+	Stop() bool
+}
+
+// StallError ends an attempt whose server went silent for longer than a
+// bound: before the first token (FirstToken) or between two chunks.
+type StallError struct {
+	FirstToken bool
+	// Silence is the bound that ran out.
+	Silence time.Duration
+	// Bytes is how much text and tool-call arguments had arrived.
+	Bytes int
+}
+
+// Error says how long the server was silent and how to raise the bound.
+func (e *StallError) Error() string {
+	if e.FirstToken {
+		return fmt.Sprintf("no reply from the model within %s (raise the bound with --first-token-timeout or first_token_timeout in the config)", e.Silence)
+	}
+	return fmt.Sprintf("model stream stalled: the server sent nothing for %s after %d bytes of reply (raise the bound with --stream-idle-timeout or stream_idle_timeout in the config)", e.Silence, e.Bytes)
 }
 
 // OpenAI is a Client for OpenAI-compatible Chat Completions APIs.
@@ -109,6 +156,11 @@ type OpenAIConfig struct {
 // Waits grow exponentially from BaseDelay with equal jitter (half the
 // delay fixed, half random), or follow the server's retry-after-ms or
 // Retry-After header, and never exceed MaxDelay.
+//
+// No wait on the network is unbounded: an attempt gets FirstTokenTimeout
+// for its first token (connect, TLS, headers and chunks included) and
+// StreamIdleTimeout between chunks after that; the attempts and the
+// waits between them are bounded in number and length.
 type OpenAI struct {
 	completions openai.ChatCompletionService
 	maxRetries  int
@@ -116,6 +168,9 @@ type OpenAI struct {
 	maxDelay    time.Duration
 	sleep       func(context.Context, time.Duration) error
 	jitter      func() float64
+	firstToken  time.Duration
+	idle        time.Duration
+	afterFunc   func(time.Duration, func()) Timer
 }
 
 var _ Client = (*OpenAI)(nil)
@@ -129,9 +184,12 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	firstToken := positiveOr(cfg.FirstTokenTimeout, DefaultFirstTokenTimeout)
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = newHTTPClient(firstToken)
 	}
+	opts = append(opts, option.WithHTTPClient(httpClient))
 	c := &OpenAI{
 		completions: openai.NewClient(opts...).Chat.Completions,
 		maxRetries:  cfg.MaxRetries,
@@ -139,6 +197,9 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		maxDelay:    positiveOr(cfg.MaxDelay, 30*time.Second),
 		sleep:       cfg.Sleep,
 		jitter:      cfg.Jitter,
+		firstToken:  firstToken,
+		idle:        positiveOr(cfg.StreamIdleTimeout, DefaultStreamIdleTimeout),
+		afterFunc:   cfg.AfterFunc,
 	}
 	switch {
 	case c.maxRetries == 0:
@@ -152,7 +213,23 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if c.jitter == nil {
 		c.jitter = rand.Float64
 	}
+	if c.afterFunc == nil {
+		c.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+	}
 	return c
+}
+
+// newHTTPClient returns the client for model requests: the default
+// transport's proxy settings with bounds on dialling, the TLS handshake
+// and the response headers. The watchdog of each attempt bounds all of
+// it and the body; these are a second line, set a little wider so the
+// watchdog's clearer error comes first.
+func newHTTPClient(firstToken time.Duration) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.ResponseHeaderTimeout = firstToken + 10*time.Second
+	return &http.Client{Transport: t}
 }
 
 func positiveOr(d, def time.Duration) time.Duration {
@@ -207,19 +284,29 @@ func failed(attempts int, err error) error {
 // reply arrived (text was emitted or a tool call began), after which a
 // failure must not be retried.
 func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (_ Reply, replied bool, _ error) {
+	wd := c.watch(ctx)
+	defer wd.stop()
+
 	var res *http.Response
-	stream := c.completions.NewStreaming(ctx, params, option.WithResponseInto(&res))
+	stream := c.completions.NewStreaming(wd.ctx, params, option.WithResponseInto(&res))
 	defer stream.Close()
 
 	var a assembler
 	for stream.Next() {
 		a.add(stream.Current(), emit)
+		if a.replied {
+			wd.chunk(a.size)
+		}
 	}
 	err := stream.Err()
 	if a.finish != "" && ctx.Err() == nil {
 		// The reply is whole; an error after the finish chunk (a dropped
-		// connection instead of [DONE]) costs only the usage count.
+		// connection, or silence, instead of [DONE]) costs only the usage
+		// count.
 		return a.reply(), true, nil
+	}
+	if stall, ok := wd.stalled(); ok {
+		return Reply{}, a.replied, stall
 	}
 	if err == nil {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
@@ -240,11 +327,61 @@ func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	return Reply{}, false, err
 }
 
+// watchdog enforces the stream bounds of one attempt: it cancels the
+// attempt's context with a *StallError when the first token, or the next
+// chunk after it, is late.
+type watchdog struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	idle   time.Duration
+	timer  Timer
+
+	mu    sync.Mutex
+	stall StallError // what the timer reports when it fires
+}
+
+// watch starts the watchdog of an attempt, with the first-token bound.
+func (c *OpenAI) watch(ctx context.Context) *watchdog {
+	wctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{ctx: wctx, cancel: cancel, idle: c.idle, stall: StallError{FirstToken: true, Silence: c.firstToken}}
+	w.timer = c.afterFunc(c.firstToken, w.fire)
+	return w
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	stall := w.stall
+	w.mu.Unlock()
+	w.cancel(&stall)
+}
+
+// chunk restarts the bound after a chunk, once a token has arrived; size
+// is the bytes of reply so far.
+func (w *watchdog) chunk(size int) {
+	w.mu.Lock()
+	w.stall = StallError{Silence: w.idle, Bytes: size}
+	w.mu.Unlock()
+	w.timer.Reset(w.idle)
+}
+
+// stalled returns the StallError when a bound ended the attempt.
+func (w *watchdog) stalled() (*StallError, bool) {
+	return errors.AsType[*StallError](context.Cause(w.ctx))
+}
+
+func (w *watchdog) stop() {
+	w.timer.Stop()
+	w.cancel(nil)
+}
+
 // retryable reports whether a failed attempt that produced no token may
 // succeed when repeated.
 func retryable(err error) bool {
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Retryable()
+	}
+	if _, ok := errors.AsType[*StallError](err); ok {
+		return true
 	}
 	return errors.Is(err, ErrStreamCut) || connectionError(err)
 }

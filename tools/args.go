@@ -133,6 +133,11 @@ func (as *argSchema) decode(raw []byte, dst any) error {
 	}
 	for _, f := range as.fields {
 		v, ok := obj[f.name]
+		if esc, ok := loneSurrogate(v); ok {
+			problems = append(problems, fmt.Sprintf("field %q contains the lone UTF-16 surrogate %s, which is not a character (JSON decoding would turn it into U+FFFD); "+
+				"send a character outside the Basic Multilingual Plane as a surrogate pair such as \\ud83d\\ude00, or as UTF-8", f.name, esc))
+			continue
+		}
 		if !ok {
 			if f.required {
 				problems = append(problems, fmt.Sprintf("missing required field %q (%s)", f.name, f.typeName()))
@@ -162,6 +167,60 @@ func (as *argSchema) decode(raw []byte, dst any) error {
 		return fail(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
+}
+
+// loneSurrogate finds a \uXXXX escape in the raw JSON value v that is a
+// UTF-16 surrogate without its other half, and returns it as sent.
+func loneSurrogate(v []byte) (string, bool) {
+	inString := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(v):
+			if v[i+1] != 'u' {
+				i++ // an escaped character: \" or \\ or \n ...
+				continue
+			}
+			r, ok := hex4(v, i+2)
+			if !ok {
+				continue // the decoder reports a bad escape
+			}
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return string(v[i : i+6]), true
+			case r >= 0xD800 && r <= 0xDBFF:
+				if next, ok := hex4(v, i+8); ok && v[i+6] == '\\' && v[i+7] == 'u' && next >= 0xDC00 && next <= 0xDFFF {
+					i += 11
+					continue
+				}
+				return string(v[i : i+6]), true
+			}
+			i += 5
+		}
+	}
+	return "", false
+}
+
+// hex4 reads four hexadecimal digits of b at i.
+func hex4(b []byte, i int) (rune, bool) {
+	if i < 0 || i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // schemaProblem rewords a validation error of the schema library

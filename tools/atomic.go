@@ -17,8 +17,10 @@ const newFileMode fs.FileMode = 0o644
 // data: it writes a temporary file in the same directory, syncs it, gives
 // it mode, renames it over rel and syncs the directory. Readers see the
 // old content or the new, never a mix; after a failure the old file is
-// intact and the temporary file is gone. rel must already be resolved
-// (see Workspace.Resolve) and its directory must exist.
+// intact and the temporary file is gone, and a temporary file left by a
+// killed process is in the workspace's TempJournal, if it has one. rel
+// must already be resolved (see Workspace.Resolve) and its directory must
+// exist.
 func (w *Workspace) writeAtomic(rel string, data []byte, mode fs.FileMode) (err error) {
 	dir, base := filepath.Split(rel)
 	tmp := filepath.Join(dir, "."+base+".tackle-"+rand.Text()[:12]+".tmp")
@@ -26,11 +28,20 @@ func (w *Workspace) writeAtomic(rel string, data []byte, mode fs.FileMode) (err 
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
+	// The journal lets the next tackle remove the file if this process
+	// dies before it is renamed or removed.
+	forget := func() {}
+	if w.journal != nil {
+		if fi, err := f.Stat(); err == nil {
+			forget, _ = w.journal.add(w.dir, tmp, fi)
+		}
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			w.root.Remove(tmp)
 		}
+		forget()
 	}()
 	var out io.Writer = f
 	if w.wrapWriter != nil {

@@ -126,12 +126,18 @@ func (r *Registry) runBash(ctx context.Context, a BashArgs) (Result, error) {
 	}
 	leftovers := cfg.stop(pgid, exited, drained, pr)
 
-	text := out.text(newScrubber(secrets))
-	if text == "" {
-		text = "(no output)"
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	text, changed := out.text(newScrubber(secrets))
+	switch {
+	case changed.binary():
+		text = fmt.Sprintf("[The output looks binary (%d bytes, over 30%% of them control characters or invalid UTF-8), so it is not shown. "+
+			"Pipe it through `xxd | head -n 40` or `od -c | head` to inspect it, or `file -` to identify it.]\n", out.total)
+	case text == "":
+		text = "(no output)\n"
+	default:
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += changed.note()
 	}
 	text += note
 	switch ended {

@@ -48,7 +48,7 @@ func (r *Registry) editFile(ctx context.Context, a EditFileArgs) (Result, error)
 	case a.OldString == a.NewString:
 		return Fail("old_string and new_string are identical, so there is nothing to change."), nil
 	}
-	rel, err := r.ws.Resolve(a.Path)
+	rel, err := r.ws.resolveFile(a.Path)
 	if err != nil {
 		return r.ws.failPath(a.Path, err), nil
 	}

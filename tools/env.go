@@ -24,14 +24,36 @@ var bashFixedEnv = []string{
 }
 
 // IsSecretEnv reports whether an environment variable must not reach
-// commands the model runs (nor the turn-end checks): API keys, tokens,
-// secrets, passwords, and everything of the OpenAI client's.
+// commands the model runs (nor the turn-end checks), and whether a
+// KEY=value assignment in a tool result holds a secret to redact: keys
+// (*_KEY, *APIKEY), tokens (*_TOKEN), *SECRET*, passwords (*PASSWORD*,
+// *PASSWD*, *_PASS, *PASSPHRASE*), *CREDENTIAL*, and everything of the
+// OpenAI client's. The name is compared without regard to case.
 func IsSecretEnv(name string) bool {
-	u := strings.ToUpper(name)
-	return u == "API_KEY" || strings.HasSuffix(u, "_API_KEY") ||
-		u == "TOKEN" || strings.HasSuffix(u, "_TOKEN") ||
-		strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") ||
-		strings.HasPrefix(u, "OPENAI_")
+	// Compared in place, without an upper-case copy: the redaction hook
+	// asks this for every KEY=value of large tool results.
+	for _, s := range []string{"KEY", "APIKEY", "TOKEN", "PASS"} {
+		if n := len(name) - len(s); n >= 0 && strings.EqualFold(name[n:], s) && (n == 0 || strings.IndexByte("_.-", name[n-1]) >= 0) {
+			return true
+		}
+	}
+	for _, s := range []string{"SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "PRIVATE_KEY"} {
+		if containsFold(name, s) {
+			return true
+		}
+	}
+	return len(name) >= 7 && strings.EqualFold(name[:7], "OPENAI_")
+}
+
+// containsFold reports whether sub (upper-case ASCII) is in s, ignoring
+// case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0]|0x20 && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // bashEnv returns base without the secret variables, with bashFixedEnv

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -55,13 +54,14 @@ func (b *headTail) tail() []byte {
 }
 
 // text returns what was written, with the middle replaced by a marker
-// when it did not all fit, cut on UTF-8 boundaries and with secrets
-// scrubbed.
-func (b *headTail) text(sc *scrubber) string {
+// when it did not all fit, cut on UTF-8 boundaries, with secrets
+// scrubbed and made safe to show (see sanitize); the changes say what
+// sanitize replaced.
+func (b *headTail) text(sc *scrubber) (string, changes) {
 	tail := b.tail()
 	omitted := b.total - int64(len(b.head)) - int64(len(tail))
 	if omitted == 0 {
-		return strings.ToValidUTF8(sc.scrub(string(b.head)+string(tail)), "\uFFFD")
+		return sanitize(sc.scrub(string(b.head) + string(tail)))
 	}
 	head := b.head
 	// Drop a rune cut in two at either side of the gap.
@@ -74,7 +74,10 @@ func (b *headTail) text(sc *scrubber) string {
 		omitted++
 	}
 	h, t := sc.scrubCut(string(head), string(tail))
-	return strings.ToValidUTF8(fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, omitted, t), "\uFFFD")
+	h, ch := sanitize(h)
+	t, ct := sanitize(t)
+	ch.add(ct)
+	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, omitted, t), ch
 }
 
 // lastRuneStart returns the index of the start of the last rune of b, or

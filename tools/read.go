@@ -49,7 +49,7 @@ func (r *Registry) readFile(ctx context.Context, a ReadFileArgs) (Result, error)
 	if limit == 0 {
 		limit = maxReadLines
 	}
-	rel, err := r.ws.Resolve(a.Path)
+	rel, err := r.ws.resolveFile(a.Path)
 	if err != nil {
 		return r.ws.failPath(a.Path, err), nil
 	}

@@ -75,6 +75,8 @@ type Workspace struct {
 	// fails the write with the error it returns.
 	wrapWriter func(io.Writer) io.Writer
 	fault      func(step string) error
+
+	journal *TempJournal // nil: temporary files are not journaled
 }
 
 // OpenWorkspace opens the workspace rooted at dir, which must be an
@@ -103,6 +105,11 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	}
 	return &Workspace{dir: real, given: abs, root: root}, nil
 }
+
+// UseTempJournal makes atomic writes record their temporary files in j,
+// so that they can be cleaned up if the process is killed mid-write (see
+// CleanStaleTemps). Call it before the workspace is used.
+func (w *Workspace) UseTempJournal(j *TempJournal) { w.journal = j }
 
 // Dir returns the absolute path of the workspace root, with symbolic links
 // evaluated.
@@ -204,6 +211,25 @@ func (w *Workspace) Resolve(path string) (string, error) {
 		return ".", nil
 	}
 	return filepath.Join(done...), nil
+}
+
+// resolveFile is Resolve for a path that must name a file: a path that
+// ends with a slash, "/." or "/.." names a directory, and is refused
+// rather than quietly cleaned into a file name ("src/" into a file "src").
+func (w *Workspace) resolveFile(path string) (string, error) {
+	if err := w.checkName(path); err != nil {
+		return "", err
+	}
+	i := strings.LastIndexByte(path, filepath.Separator)
+	last := path[i+1:]
+	if i < 0 || (last != "" && last != "." && last != "..") {
+		return w.Resolve(path) // "." alone is the root, which Resolve names
+	}
+	detail := fmt.Sprintf("it ends with %q, so it names a directory, not a file", last)
+	if last == "" {
+		detail = fmt.Sprintf("it ends with \"/\", so it names a directory, not a file: give the file's path, such as %s", quotePath(strings.TrimRight(path, "/")+"/name.ext"))
+	}
+	return "", &PathError{Path: path, Workspace: w.dir, Detail: detail, Err: ErrInvalidPath}
 }
 
 // display returns rel, a path relative to the workspace, as it is shown

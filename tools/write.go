@@ -26,7 +26,7 @@ func (r *Registry) writeFileTool() *Tool {
 }
 
 func (r *Registry) writeFile(ctx context.Context, a WriteFileArgs) (Result, error) {
-	rel, err := r.ws.Resolve(a.Path)
+	rel, err := r.ws.resolveFile(a.Path)
 	if err != nil {
 		return r.ws.failPath(a.Path, err), nil
 	}

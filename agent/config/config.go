@@ -28,6 +28,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/redact"
 )
 
 // Config is the contents of a config file. Zero fields are unset; a
@@ -47,6 +48,10 @@ type Config struct {
 	MaxParallelTools *int `json:"max_parallel_tools,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
+	// FirstTokenTimeout and StreamIdleTimeout bound the wait for a
+	// model reply's first token and the silence between its chunks.
+	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`
+	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the
 	// CLI's --allow and --deny add to them.
 	Allow []string `json:"allow,omitempty"`
@@ -56,6 +61,9 @@ type Config struct {
 	Checks checks.Settings `json:"checks,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
+	// Redact configures the redaction of secrets from tool results, e.g.
+	// {"disable": ["jwt"]}.
+	Redact redact.Settings `json:"redact,omitempty"`
 
 	// Path is the file the config was read from ("" when there was none).
 	Path string `json:"-"`

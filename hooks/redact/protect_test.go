@@ -11,7 +11,11 @@ import (
 
 func TestRedactsResultsOfAStoppedRun(t *testing.T) {
 	reg := hooks.NewRegistry()
-	reg.PostToolCall(redact.Hook([]string{"sk-test-abcdefgh"}))
+	h, err := redact.Hook([]string{"sk-test-abcdefgh"}, redact.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.PostToolCall(h)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	in := hooks.PostToolInput{

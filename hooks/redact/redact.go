@@ -1,14 +1,25 @@
-// Package redact is a built-in post_tool_call hook that removes secret
-// values (the user's API key, tokens from the environment) from every tool
-// result before anything else sees it: later hooks, the event stream, the
-// transcript and the model.
+// Package redact is a built-in post_tool_call hook that removes secrets
+// from every tool result before anything else sees it: later hooks, the
+// event stream, the transcript and the model.
+//
+// It removes the values of tackle's own secret environment variables (the
+// API key, tokens), the values of secret-looking assignments in
+// .env-style text (KEY=value where KEY looks secret), and well-known token
+// shapes (cloud keys, GitHub/GitLab/Slack/OpenAI/Anthropic/Google/Stripe
+// tokens, private key blocks, JWTs, passwords in URLs). A value learned
+// from an assignment is also removed wherever it appears later in the
+// session. Redaction is a safety net, not a guarantee: a secret of no
+// known shape, or one transformed by a command (base64, split across
+// lines), gets through.
 package redact
 
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tackle-dev/tackle/hooks"
 )
@@ -16,31 +27,34 @@ import (
 // HookName is the hook's name in the decision trace.
 const HookName = "redact-secrets"
 
-// Placeholder replaces each secret.
+// Placeholder replaces each secret value of the environment; a secret
+// found by a pattern becomes "[REDACTED:name]", naming the pattern.
 const Placeholder = "[REDACTED]"
 
-// minLen is the shortest value redacted; shorter ones would mangle text.
+// minLen is the shortest value redacted wherever it appears (environment
+// values, learned values); shorter ones would mangle text.
 const minLen = 8
 
-// Hook returns a post_tool_call hook that replaces every occurrence of the
-// given secret values in a result's content. It runs before every other
+// maxLearned bounds the values learned from assignments in a session.
+const maxLearned = 1024
+
+// Settings configure redaction: the "redact" object of the config file.
+type Settings struct {
+	// Disable names patterns that are not applied, e.g. ["jwt"]. See
+	// Patterns for the names.
+	Disable []string `json:"disable,omitempty"`
+}
+
+// Hook returns a post_tool_call hook that redacts every result's content:
+// the given secret values (values shorter than 8 bytes are ignored) and
+// what the patterns not disabled by s find. It runs before every other
 // post_tool_call hook, and as a Protect hook on every result with content,
-// cancelled or not. Values shorter than 8 bytes are ignored.
-func Hook(secrets []string) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] {
-	var vals []string
-	for _, s := range secrets {
-		if len(s) >= minLen {
-			vals = append(vals, s)
-		}
+// cancelled or not. An unknown pattern name in s is an error.
+func Hook(secrets []string, s Settings) (hooks.Hook[hooks.PostToolInput, hooks.PostToolResult], error) {
+	r, err := newRedactor(secrets, s)
+	if err != nil {
+		return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{}, err
 	}
-	// Longest first, so a secret that contains another is replaced whole.
-	slices.SortFunc(vals, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	vals = slices.Compact(vals)
-	pairs := make([]string, 0, 2*len(vals))
-	for _, v := range vals {
-		pairs = append(pairs, v, Placeholder)
-	}
-	r := strings.NewReplacer(pairs...)
 	return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{
 		Name:     HookName,
 		Priority: -1 << 20,
@@ -48,10 +62,88 @@ func Hook(secrets []string) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult
 		// was cancelled or a hook aborted it.
 		Protect: true,
 		Run: func(_ context.Context, in *hooks.PostToolInput) (hooks.PostToolResult, error) {
-			if len(vals) > 0 {
-				in.Result.Content = r.Replace(in.Result.Content)
-			}
+			in.Result.Content = r.redact(in.Result.Content)
 			return hooks.PostToolResult{}, nil
 		},
+	}, nil
+}
+
+// redactor holds the secrets of a session. It is safe for concurrent use.
+type redactor struct {
+	fixed    []string // environment values, longest first
+	patterns []*pattern
+	dotenv   bool
+
+	mu      sync.Mutex
+	learned []string // values learned from assignments, longest first
+}
+
+func newRedactor(secrets []string, s Settings) (*redactor, error) {
+	known := Patterns()
+	off := map[string]bool{}
+	for _, name := range s.Disable {
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("redact.disable: unknown pattern %q (the patterns are %s)", name, strings.Join(known, ", "))
+		}
+		off[name] = true
 	}
+	r := &redactor{dotenv: !off[PatternDotenv]}
+	for _, v := range secrets {
+		if len(v) >= minLen {
+			r.fixed = append(r.fixed, v)
+		}
+	}
+	sortLongestFirst(&r.fixed)
+	for _, p := range patterns() {
+		if !off[p.name] {
+			r.patterns = append(r.patterns, p)
+		}
+	}
+	return r, nil
+}
+
+// sortLongestFirst sorts values so that a secret containing another is
+// replaced whole, and drops duplicates.
+func sortLongestFirst(vals *[]string) {
+	slices.SortFunc(*vals, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
+	*vals = slices.Compact(*vals)
+}
+
+// redact returns s without the secrets it knows or finds.
+func (r *redactor) redact(s string) string {
+	s = replaceValues(s, r.fixed, Placeholder)
+	for _, p := range r.patterns {
+		s = p.apply(s)
+	}
+	var found []string
+	if r.dotenv {
+		s = dotenv(s, func(v string) {
+			if len(v) >= minLen {
+				found = append(found, v)
+			}
+		})
+	}
+	r.mu.Lock()
+	if len(found) > 0 && len(r.learned) < maxLearned {
+		r.learned = append(r.learned, found...)
+		sortLongestFirst(&r.learned)
+	}
+	learned := r.learned
+	r.mu.Unlock()
+	return replaceValues(s, learned, "[REDACTED:"+PatternDotenv+"]")
+}
+
+// replaceValues replaces each of vals (longest first) in s. Values that
+// do not occur cost one fast substring search each.
+func replaceValues(s string, vals []string, placeholder string) string {
+	var present []string
+	for _, v := range vals {
+		if strings.Contains(s, v) {
+			present = append(present, v, placeholder)
+		}
+	}
+	if len(present) == 0 {
+		return s
+	}
+	return strings.NewReplacer(present...).Replace(s)
 }

@@ -20,7 +20,11 @@ func TestRedactsBeforeOtherHooksSeeTheResult(t *testing.T) {
 		seen = in.Result.Content
 		return hooks.PostToolResult{}
 	}))
-	reg.PostToolCall(redact.Hook([]string{"sk-test-abcdefgh", "short", "sk-test-abcdefgh-longer"}))
+	h, err := redact.Hook([]string{"sk-test-abcdefgh", "short", "sk-test-abcdefgh-longer"}, redact.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.PostToolCall(h)
 
 	in := hooks.PostToolInput{
 		Call:   chat.ToolCall{ID: "c", Name: "read_file"},
@@ -39,7 +43,10 @@ func TestRedactsBeforeOtherHooksSeeTheResult(t *testing.T) {
 }
 
 func TestNoSecretsLeavesContentAlone(t *testing.T) {
-	h := redact.Hook(nil)
+	h, err := redact.Hook(nil, redact.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	in := hooks.PostToolInput{Result: chat.ToolResult{Content: "[REDACTED] is just text"}}
 	if _, err := h.Run(context.Background(), &in); err != nil || in.Result.Content != "[REDACTED] is just text" {
 		t.Errorf("content = %q, %v", in.Result.Content, err)
