@@ -66,6 +66,7 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 	deleter := &toolSpec{effect: deletes, operands: opAll}
 	copier := &toolSpec{effect: writes, operands: opLast, args: "tSm", longArgs: []string{"target-directory", "suffix", "mode", "owner", "group"}}
 	runs := &toolSpec{effect: runsCode}
+	grep := &toolSpec{effect: readsOnly, pattern: true, args: "efABCmd", longArgs: []string{"regexp", "file", "include", "exclude", "exclude-dir", "max-count", "context", "after-context", "before-context", "label"}}
 
 	t := map[string]*toolSpec{
 		// Commands that only read and print.
@@ -76,8 +77,8 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"echo": text, "printf": text, "true": text, "false": text, "sleep": text, "seq": text,
 		"test": text, "[": text, "md5sum": ro, "sha1sum": ro, "sha256sum": ro, "sha512sum": ro,
 		"cksum": ro, "base64": ro, "od": ro, "hexdump": ro, "strings": ro, "cmp": ro, "comm": ro,
-		"diff": ro, "grep": {effect: readsOnly, args: "efABCmd"}, "egrep": ro, "fgrep": ro, "jq": ro,
-		"rg": {effect: readsOnly, args: "efgtTABCmM", risky: []risky{
+		"diff": ro, "grep": grep, "egrep": grep, "fgrep": grep, "jq": {effect: readsOnly, pattern: true, args: "fL", longArgs: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}},
+		"rg": {effect: readsOnly, pattern: true, args: "efgtTABCmM", risky: []risky{
 			{long: []string{"pre"}, effect: runsCode, target: false, what: "runs a preprocessor program"},
 		}, longArgs: []string{"pre", "pre-glob", "glob", "type", "max-count"}},
 		"tree": {effect: readsOnly, args: "LPIo", risky: []risky{{short: "o", effect: writes, target: true, what: whatWritesTo}}},
@@ -113,7 +114,7 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		}},
 
 		// Archives and downloads.
-		"tar": {effect: readsOnly, args: "fCbgFHIKLNTVX", longArgs: []string{"file", "directory", "exclude", "files-from", "format", "transform", "owner", "group", "mode"}, check: tarCheck, risky: []risky{
+		"tar": {effect: readsOnly, args: "fCbgFHIKLNTVX", longFlags: []string{"list", "gzip", "verbose", "to-stdout"}, longArgs: []string{"file", "directory", "exclude", "files-from", "format", "transform", "owner", "group", "mode"}, check: tarCheck, risky: []risky{
 			{short: "xcruA", long: []string{"extract", "get", "create", "append", "update", "catenate", "concatenate", "delete"}, effect: writes, what: "writes files"},
 			{short: "C", long: []string{"directory"}, effect: writes, target: true, what: "works in another directory"},
 			{long: []string{"to-command"}, effect: runsCode, what: "runs a command for each file"},

@@ -54,6 +54,13 @@ type toolSpec struct {
 	// ones (without "--"), so that a value is not read as an operand.
 	args     string
 	longArgs []string
+	// longFlags are long options without a value that an abbreviation
+	// of a risky option must not be taken for (tar --list is not
+	// --listed-incremental).
+	longFlags []string
+	// pattern: the first operand is a pattern, not a file (grep), unless
+	// an -e or -f option gives the pattern.
+	pattern bool
 	// goFlags: options are Go-style single-dash words (-o, -toolexec=x),
 	// matched whole; risky short names are then full flag names.
 	goFlags bool
@@ -106,7 +113,16 @@ type parsed struct {
 	args     []word // the command's name and arguments
 	first    int    // index in args of the first word read against spec
 	opts     []parsedOpt
-	operands []int // indices in args
+	operands []int        // indices in args
+	notPath  map[int]bool // operands that are scripts or patterns, not files
+}
+
+// script marks the word at index i as a program or pattern, not a file.
+func (p *parsed) script(i int) {
+	if p.notPath == nil {
+		p.notPath = make(map[int]bool)
+	}
+	p.notPath[i] = true
 }
 
 type parsedOpt struct {
@@ -201,6 +217,11 @@ func (e *pathEnv) assess(c *command) *assessment {
 			readOptions(a, p)
 			if spec.check != nil {
 				spec.check(a, p)
+			}
+			if spec.pattern && len(p.operands) > 0 {
+				if _, given := p.opt("e", "f", "--regexp", "--file"); !given {
+					p.script(p.operands[0])
+				}
 			}
 			operandWrites(a, p)
 		}
@@ -339,9 +360,11 @@ func readOption(a *assessment, p *parsed, i int) int {
 			o.name = "-" + name
 		}
 		var takesValue bool
+		exact := slices.Contains(spec.longArgs, name) || slices.Contains(spec.longFlags, name)
 		for k := range spec.risky {
 			r := &spec.risky[k]
-			if spec.goFlags && r.short == name || slices.ContainsFunc(r.long, func(l string) bool { return abbrev(name, l, spec.goFlags) }) {
+			if spec.goFlags && r.short == name || slices.Contains(r.long, name) ||
+				!exact && slices.ContainsFunc(r.long, func(l string) bool { return abbrev(name, l, spec.goFlags) }) {
 				o.risk = r
 				takesValue = r.target
 				break
@@ -451,6 +474,13 @@ func (e *pathEnv) checkWords(a *assessment, p *parsed) {
 	text := p.spec != nil && p.spec.text
 	for i := 1; i < len(p.args); i++ {
 		w := p.args[i]
+		if p.notPath[i] {
+			if !w.static && !text {
+				a.dynamic = true
+				a.flag(p, i, "known only at run time")
+			}
+			continue
+		}
 		if !w.static {
 			if text || safeGlob(w) {
 				continue

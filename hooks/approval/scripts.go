@@ -38,6 +38,7 @@ func sedCheck(a *assessment, p *parsed) {
 	}
 	for _, i := range scripts {
 		w := p.args[i]
+		p.script(i)
 		if !w.static {
 			a.raise(runsCode, "a sed script known only at run time")
 			a.flag(p, i, "a sed script known only at run time")
@@ -347,6 +348,7 @@ func awkCheck(a *assessment, p *parsed) {
 	}
 	for _, i := range progs {
 		w := p.args[i]
+		p.script(i)
 		if !w.static {
 			a.raise(runsCode, "an awk program known only at run time")
 			a.flag(p, i, "an awk program known only at run time")
