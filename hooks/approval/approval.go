@@ -772,12 +772,19 @@ func (s *subject) protected(kind Kind, allow, session []Rule) string {
 		if kind != Edit && accessOf(s.call.Name)&editAccess == 0 {
 			return ""
 		}
+		// The exact rule must name the path as sent and as resolved.
+		paths := slices.Clone(s.paths)
+		for _, rel := range s.paths {
+			if r, ok := e.rel(e.absPath(rel)); ok && !slices.Contains(paths, r) {
+				paths = append(paths, r)
+			}
+		}
 		for _, rel := range s.paths {
 			why := e.protected(e.absPath(rel))
 			if why == "" {
 				continue
 			}
-			if exactPathRule(append(slices.Clone(allow), session...), s.call.Name, s.paths) {
+			if exactPathRule(append(slices.Clone(allow), session...), s.call.Name, paths) {
 				return ""
 			}
 			return fmt.Sprintf("%s is protected (%s). Only an allow rule naming exactly this path lets it through, e.g. --allow '%s(%s)'",

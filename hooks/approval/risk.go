@@ -510,17 +510,22 @@ func (e *pathEnv) checkWords(a *assessment, p *parsed) {
 }
 
 // pathCandidates returns the parts of a word that may be paths: the word,
-// or the value of --name=value, or of name=value (dd's of=).
+// the value of --name=value or of name=value (dd's of=), and what follows
+// an @ or < (curl -d @file, -F f=@file, -d@file).
 func pathCandidates(s string) []string {
+	var out []string
 	if strings.HasPrefix(s, "-") {
 		if _, v, ok := strings.Cut(s, "="); ok && v != "" {
-			return []string{v}
+			out = append(out, v)
 		}
-		return nil
+	} else {
+		out = append(out, s)
+		if k, v, ok := strings.Cut(s, "="); ok && v != "" && !strings.Contains(k, "/") {
+			out = append(out, v)
+		}
 	}
-	out := []string{s}
-	if k, v, ok := strings.Cut(s, "="); ok && v != "" && !strings.Contains(k, "/") {
-		out = append(out, v)
+	if i := strings.IndexAny(s, "@<"); i >= 0 && i+1 < len(s) {
+		out = append(out, s[i+1:])
 	}
 	return out
 }
