@@ -42,7 +42,7 @@ func TestProtectedPathsAskInEveryMode(t *testing.T) {
 		fileCall("write_file", "sub/.git/config"),
 		fileCall("write_file", "wt/.git"),
 		fileCall("write_file", ".GIT/config"),
-		fileCall("write_file", "cfg"),             // a link to .git/config
+		fileCall("write_file", "cfg"),               // a link to .git/config
 		fileCall("write_file", "hooksdir/pre-push"), // through a linked directory
 		fileCall("write_file", "docs/up/config"),
 		fileCall("write_file", "dangling"), // a dangling link into .git/hooks
