@@ -64,6 +64,7 @@ type cli struct {
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
 	Theme        string           `env:"TACKLE_THEME" default:"${theme}" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	NoProtect    bool             `name:"dangerously-skip-protection" help:"Dangerous: let writes to protected paths follow --mode and the allow rules like any other file. Protected paths are .git, tackle's own config and state, the hook scripts the config runs, shell startup files (~/.bashrc …) and secret files (.env, *.pem, id_rsa …); a change there can run code later. Without this flag they always ask, in yolo mode too."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 }
@@ -197,7 +198,9 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
+	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry()}
+	// A deny rule on reading a file also hides it from a grep of a directory.
+	s.toolbox = tools.NewRegistry(ws, tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }))
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{APIKey: apiKey, BaseURL: c.BaseURL})
 
 	rules := approval.Rules{Allow: append(slices.Clone(cfg.Allow), c.Allow...), Deny: append(slices.Clone(cfg.Deny), c.Deny...)}
@@ -209,6 +212,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithRules(allow, deny),
 		approval.WithWorkspace(s.root),
+		approval.WithProtection(protection(cfg, s.root, stdio.getenv, c.NoProtect)),
 		approval.WithPaths(func(call chat.ToolCall) []string {
 			info, err := s.toolbox.Inspect(call)
 			if err != nil {
@@ -282,7 +286,9 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 	}
 	defer s.Close()
 
-	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt, c.Yes, stdio.err)
+	guard := &protectedRunner{Runner: s.worker(c, printer.Event), policy: s.policy, stderr: stdio.err}
+	res := headless.Drive(ctx, guard, prompt, c.Yes, stdio.err)
+	res.Denied += guard.denied
 	code := exitCode(ctx, res)
 	if err := printer.Finish(res, code); err != nil && code == exitOK {
 		return exitError, err

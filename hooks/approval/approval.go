@@ -465,6 +465,17 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	return pauseResult(reason)
 }
 
+// Protected says why call writes a protected path that no allow rule
+// names exactly, or "" (also when protection is off). A caller that
+// approves paused calls wholesale (tackle --yes) uses it to leave those
+// to a person.
+func (p *Policy) Protected(call chat.ToolCall) string {
+	p.mu.Lock()
+	allow, session := p.allow, p.session
+	p.mu.Unlock()
+	return p.subject(call).protected(p.kindOf(call.Name), allow, session)
+}
+
 // ReadAllowed reports whether the file rel (workspace-relative,
 // slash-separated, symbolic links resolved) may be read: false when a
 // deny rule on reading covers it. The file tools take it as a filter, so

@@ -225,8 +225,8 @@ func (e *pathEnv) assess(c *command) *assessment {
 			}
 			operandWrites(a, p)
 		}
-		if onlyAsksVersion(args[1:]) {
-			a.effect, a.why = unknownEffect, ""
+		if a.effect > unknownEffect && onlyAsksVersion(args[1:]) {
+			a.effect, a.why = unknownEffect, "" // python3 --version: an exact rule
 		}
 	}
 	e.checkWords(a, p)
@@ -461,7 +461,7 @@ func onlyAsksVersion(args []word) bool {
 		return false
 	}
 	switch args[0].text {
-	case "--version", "--help", "-h", "-V", "version":
+	case "--version", "--help", "-h", "-V":
 		return true
 	}
 	return false
