@@ -814,7 +814,7 @@ func (a *analyzer) simple(words []word, assigns int, c ctx) {
 		return
 	}
 	base := path.Base(name.text)
-	h, special := specials[base]
+	h, special := specials()[base]
 	if !special {
 		cmd.plain = !c.nested && !c.guess && !c.writes && assigns == 0
 		for _, w := range words {
