@@ -218,6 +218,9 @@ func New(mode Mode, kindOf func(name string) Kind, opts ...Option) *Policy {
 		o(p)
 	}
 	p.env.root = p.root
+	if p.env.shared == nil {
+		p.env.shared = &protRoots{}
+	}
 	return p
 }
 
@@ -336,12 +339,16 @@ func (p *Policy) alwaysShell(call chat.ToolCall) []Rule {
 	if prog.err != nil {
 		return nil
 	}
+	s := &subject{p: p, call: call, command: cmd, hasCmd: true, prog: prog}
+	if s.movesAway() != "" {
+		return nil // its paths cannot be judged
+	}
 	var out []Rule
 	for _, c := range prog.cmds {
 		if !c.plain {
 			continue
 		}
-		if r, ok := p.alwaysRule(c); ok && !slices.Contains(out, r) {
+		if r, ok := s.alwaysRule(c); ok && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
@@ -349,16 +356,16 @@ func (p *Policy) alwaysShell(call chat.ToolCall) []Rule {
 }
 
 // alwaysRule returns the "always" rule for one plain simple command.
-func (p *Policy) alwaysRule(c *command) (Rule, bool) {
+func (s *subject) alwaysRule(c *command) (Rule, bool) {
 	args := c.args()
 	if len(args) == 0 || !args[0].static || !ruleWord(args[0].text) {
 		return Rule{}, false
 	}
-	a := p.env.assess(c)
+	a := s.assessed(c)
 	if a.effect > unknownEffect || a.outside != "" || a.dynamic || slices.ContainsFunc(a.guard, func(g string) bool { return g != "" }) {
 		return Rule{}, false
 	}
-	if p.env.namesProtected(c, a) != "" {
+	if s.bashEnv().namesProtected(c, a) != "" {
 		return Rule{}, false
 	}
 	var words []string
@@ -559,6 +566,11 @@ type subject struct {
 	prog    *program // bash: parsed on first use
 	paths   []string // other tools: the paths the call names
 	assess  map[*command]*assessment
+
+	// bash: where the program's relative paths are taken from (see where).
+	env     *pathEnv
+	away    string // why they cannot be judged, if so
+	located bool
 }
 
 func (p *Policy) subject(call chat.ToolCall) *subject {
@@ -608,7 +620,7 @@ func (s *subject) assessed(c *command) *assessment {
 	}
 	a, ok := s.assess[c]
 	if !ok {
-		a = s.p.env.assess(c)
+		a = s.bashEnv().assess(c)
 		s.assess[c] = a
 	}
 	return a
@@ -705,7 +717,7 @@ func (s *subject) pathDenied(rules []Rule) denial {
 	}
 	prog := s.program()
 	check := func(w word, edit bool, what string) denial {
-		rels := s.p.wordPaths(w)
+		rels := s.wordPaths(w)
 		for i, r := range rules {
 			if ruleAccess(r.Tool)&editAccess != 0 && !edit {
 				continue
@@ -753,15 +765,16 @@ func (s *subject) pathDenied(rules []Rule) denial {
 }
 
 // wordPaths returns the workspace-relative paths a bash word names: as
-// written (cleaned) and with symbolic links resolved. A path outside the
-// workspace is given absolute.
-func (p *Policy) wordPaths(w word) []string {
+// written (cleaned) and with symbolic links resolved, from each directory
+// the program may be in. A path outside the workspace is given absolute.
+func (s *subject) wordPaths(w word) []string {
 	var out []string
 	if w.static && w.text != "" {
-		out = append(out, p.relPath(w.text))
+		out = append(out, s.p.relPath(w.text))
 	}
-	if abs, ok := p.env.locate(w); ok {
-		r, inside := p.env.rel(abs)
+	e := s.bashEnv()
+	for _, abs := range e.locate(w) {
+		r, inside := e.rel(abs)
 		if !inside {
 			r = filepath.ToSlash(abs)
 		}
@@ -814,15 +827,19 @@ func (s *subject) protected(kind Kind, allow, session []Rule) string {
 	if prog.err != nil {
 		return ""
 	}
+	e = s.bashEnv()
 	for _, rd := range prog.redirs {
 		if !rd.write {
 			continue
 		}
-		if abs, ok := e.locate(rd.w); ok {
+		for _, abs := range e.locate(rd.w) {
 			if why := e.protected(abs); why != "" {
 				return fmt.Sprintf("it writes to %s, which is protected (%s)", rd.w.src, why)
 			}
 		}
+	}
+	if away := s.movesAway(); away != "" && s.writesAnything() {
+		return away + ", and then writes files, which might be protected"
 	}
 	rules := append(slices.Clone(allow), session...)
 	for _, list := range [][]*command{prog.cmds, prog.guesses} {
@@ -837,6 +854,133 @@ func (s *subject) protected(kind Kind, allow, session []Rule) string {
 	return ""
 }
 
+// movesAway says how the program changes its working directory to one
+// where its relative paths cannot be judged (cd with no argument, cd -,
+// popd, a directory known only at run time or outside the workspace, a
+// CDPATH setting), or "".
+func (s *subject) movesAway() string {
+	s.where()
+	return s.away
+}
+
+// bashEnv returns the path environment of a bash program: relative paths
+// are taken from each directory it may cd into.
+func (s *subject) bashEnv() *pathEnv {
+	s.where()
+	return s.env
+}
+
+// maxDirs bounds the directories a program is followed into.
+const maxDirs = 16
+
+// where works out the directories below the workspace root a bash
+// program may be in when it names a relative path. bash starts in the
+// root; each cd to a directory known when the program is written adds
+// it, joined to every directory already possible (the program may take
+// either branch of an if). Anything else that changes directory is
+// recorded in away.
+func (s *subject) where() {
+	if s.located {
+		return
+	}
+	s.located = true
+	s.env = &s.p.env
+	if !s.hasCmd {
+		return
+	}
+	prog := s.program()
+	if prog.err != nil {
+		return
+	}
+	e := &s.p.env
+	dirs := []string{"."}
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			for _, w := range c.words {
+				if strings.HasPrefix(w.text, "CDPATH=") || strings.HasPrefix(w.src, "CDPATH=") {
+					s.away = "it sets CDPATH, which changes where cd goes"
+					return
+				}
+			}
+			args := c.args()
+			if len(args) == 0 || !args[0].static {
+				continue
+			}
+			name := args[0].text
+			switch name {
+			case "cd", "pushd", "popd":
+			default:
+				continue
+			}
+			var target *word
+			for i := 1; i < len(args); i++ {
+				if a := args[i]; a.static && (a.text == "--" || len(a.text) > 1 && a.text[0] == '-') {
+					continue // cd -P, cd --
+				}
+				target = &args[i]
+				break
+			}
+			switch {
+			case name == "popd":
+				s.away = "popd goes back to a directory not known here"
+			case target == nil:
+				s.away = name + " with no directory goes to the home directory"
+			case !target.static:
+				s.away = fmt.Sprintf("%s %s goes to a directory known only at run time", name, target.src)
+			case target.text == "-":
+				s.away = name + " - goes back to a directory not known here"
+			}
+			if s.away != "" {
+				return
+			}
+			var next []string
+			for _, d := range dirs {
+				j := path.Clean(path.Join(d, filepath.ToSlash(target.text)))
+				if path.IsAbs(target.text) {
+					j = target.text
+				}
+				r, ok := e.dirRel(j)
+				if !ok {
+					s.away = fmt.Sprintf("%s %s goes to a directory outside the workspace", name, target.src)
+					return
+				}
+				next = append(next, r)
+			}
+			for _, r := range next {
+				if !slices.Contains(dirs, r) {
+					dirs = append(dirs, r)
+				}
+			}
+			if len(dirs) > maxDirs {
+				s.away = "it changes directory too often to follow"
+				return
+			}
+		}
+	}
+	if len(dirs) > 1 {
+		s.env = e.in(dirs)
+	}
+}
+
+// writesAnything reports a program that writes files or may: a write
+// redirect, or a command that writes or is not known.
+func (s *subject) writesAnything() bool {
+	prog := s.program()
+	for _, rd := range prog.redirs {
+		if rd.write {
+			return true
+		}
+	}
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			if a := s.assessed(c); len(a.writes) > 0 || a.mayWriteAny() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // namesProtected says why a command writes a protected path: a file it
 // writes, or any word naming one in a command that is not in the table or
 // that writes, deletes or runs code (its writes are not all known).
@@ -845,7 +989,7 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 		return ""
 	}
 	for _, t := range a.writes {
-		if abs, ok := e.locate(t.w); ok {
+		for _, abs := range e.locate(t.w) {
 			if why := e.protected(abs); why != "" {
 				return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
 			}
@@ -865,7 +1009,7 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 			}
 		}
 		for _, cw := range cands {
-			if abs, ok := e.locate(cw); ok {
+			for _, abs := range e.locate(cw) {
 				if why := e.protected(abs); why != "" {
 					return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
 				}
@@ -959,6 +1103,9 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 		return allowance{}
 	case len(prog.cmds) == 0:
 		return allowance{why: "it runs no command a rule could cover"}
+	}
+	if away := s.movesAway(); away != "" {
+		return allowance{why: away + ", where an allow rule cannot judge its paths"}
 	}
 	var by, uncovered, blocked []string
 	for _, c := range prog.cmds {

@@ -70,6 +70,7 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 
 	t := map[string]*toolSpec{
 		// Commands that only read and print.
+		"cd": ro, "pushd": ro, "popd": ro, // where they go is checked for the whole program (movesAway)
 		"ls": ro, "cat": ro, "head": {effect: readsOnly, args: "nc"}, "tail": {effect: readsOnly, args: "nc"},
 		"wc": ro, "pwd": ro, "stat": ro, "du": ro, "df": ro, "nl": ro, "cut": {effect: readsOnly, args: "dfcb"},
 		"tr": text, "column": ro, "basename": text, "dirname": text, "realpath": ro, "readlink": ro,

@@ -137,3 +137,68 @@ func TestEditDenyRuleAppliesToEveryWriter(t *testing.T) {
 }
 
 var _ = hooks.ToolSkip
+
+// TestCdMovesAway: paths are judged from the workspace root, so a program
+// that first changes to a directory outside it (or one not known) is not
+// covered by allow rules, gets no "always" rule, and asks in yolo mode
+// when it then writes.
+func TestCdMovesAway(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, Default, []string{"bash(rm *)", "bash(cd *)", "bash(pushd *)", "bash(popd *)", "bash(ls *)"}, nil, WithWorkspace(root))
+	for cmd, want := range map[string]hooks.PreToolAction{
+		"cd && rm -rf precious":       pause,
+		"cd ~ && rm -rf precious":     pause,
+		"cd /tmp && rm x":             pause,
+		"cd .. && rm -rf x":           pause,
+		"cd - && rm x":                pause,
+		`cd "$D" && rm x`:             pause,
+		"cd -P && rm x":               pause,
+		"pushd /tmp && rm x":          pause,
+		"popd; rm x":                  pause,
+		"export CDPATH=/; cd etc; ls": pause,
+		"cd sub && rm x":              cont,
+		"cd -P sub && rm x":           cont,
+		"cd ./sub/.. && ls":           cont,
+	} {
+		got := p.Decide(bashCall(cmd))
+		if got.Action != want {
+			t.Errorf("%s: got %s %q, want %s", cmd, actionNames[got.Action], got.Reason, actionNames[want])
+		}
+	}
+	deny := mustPolicy(t, Default, []string{"bash(cd *)", "bash(cat *)"}, []string{"read_file(.env)"}, WithWorkspace(root))
+	if got := deny.Decide(bashCall("cd sub && cat ../.env")); got.Action != skip {
+		t.Errorf("cd sub && cat ../.env: got %s %q", actionNames[got.Action], got.Reason)
+	}
+	if got := p.AlwaysRules(bashCall("cd && ls")); len(got) != 0 {
+		t.Errorf("AlwaysRules(cd && ls) = %v", got)
+	}
+	if got := p.AlwaysRules(bashCall("cd sub && ls")); len(got) != 2 {
+		t.Errorf("AlwaysRules(cd sub && ls) = %v", got)
+	}
+	for _, d := range []string{".git/hooks", "home/.config/tackle"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yolo := mustPolicy(t, Yolo, nil, nil, WithWorkspace(root), WithProtection(Protection{Home: t.TempDir(), ConfigDir: filepath.Join(root, "home/.config/tackle")}))
+	for cmd, want := range map[string]hooks.PreToolAction{
+		"cd ~ && echo x >> .bashrc":                            pause,
+		"cd && cp x .bashrc":                                   pause,
+		"cd /tmp && mytool":                                    pause,
+		"cd .git && echo '[core] fsmonitor=x' >> config":       pause,
+		"cd .git; cd hooks && cp x pre-commit":                 pause,
+		"cd home && cd .config && cd tackle && tee x.json":     pause,
+		"if true; then cd sub; else cd .git; fi; touch config": pause,
+		"cd ~ && ls":                 cont,
+		"cd sub && echo x > out.txt": cont,
+		"cd .git && cat config":      cont,
+	} {
+		got := yolo.Decide(bashCall(cmd))
+		if got.Action != want {
+			t.Errorf("yolo, %s: got %s %q, want %s", cmd, actionNames[got.Action], got.Reason, actionNames[want])
+		}
+	}
+}

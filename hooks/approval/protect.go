@@ -58,6 +58,7 @@ func WithProtection(pr Protection) Option {
 	return func(p *Policy) {
 		pr.Files = slices.Clone(pr.Files)
 		p.env.prot = pr
+		p.env.shared = &protRoots{}
 	}
 }
 
@@ -101,14 +102,41 @@ func protectedName(p string) string {
 	return ""
 }
 
-// pathEnv resolves the paths calls name: against the workspace root,
-// with the home directory for ~, following symbolic links.
+// pathEnv resolves the paths calls name: against the workspace root (or
+// the directories a bash program may cd into), with the home directory
+// for ~, following symbolic links.
 type pathEnv struct {
 	root string // the workspace root, symbolic links resolved; "" if unknown
 	prot Protection
+	// dirs are the directories below the root a bash program may be in
+	// when it names a relative path ("." is the root); nil means the root.
+	dirs   []string
+	shared *protRoots
+}
 
+// protRoots are the absolute protected paths, resolved once.
+type protRoots struct {
 	once sync.Once
-	abs  []protRoot // absolute protected paths, resolved
+	abs  []protRoot
+}
+
+// in returns the environment for a program that may be in dirs.
+func (e *pathEnv) in(dirs []string) *pathEnv {
+	c := *e
+	c.dirs = dirs
+	return &c
+}
+
+// bases returns the directories relative paths are taken from.
+func (e *pathEnv) bases() []string {
+	if len(e.dirs) == 0 {
+		return []string{e.root}
+	}
+	out := make([]string, len(e.dirs))
+	for i, d := range e.dirs {
+		out[i] = filepath.Join(e.root, filepath.FromSlash(d))
+	}
+	return out
 }
 
 // protRoot is an absolute protected file or directory.
@@ -119,12 +147,13 @@ type protRoot struct {
 }
 
 func (e *pathEnv) roots() []protRoot {
-	e.once.Do(func() {
+	r := e.shared
+	r.once.Do(func() {
 		add := func(p string, dir bool, why string) {
 			if p == "" || !filepath.IsAbs(p) {
 				return
 			}
-			e.abs = append(e.abs, protRoot{path: realPath(filepath.Clean(p)), dir: dir, why: why})
+			r.abs = append(r.abs, protRoot{path: realPath(filepath.Clean(p)), dir: dir, why: why})
 		}
 		pr := e.prot
 		add(pr.ConfigDir, true, "tackle's configuration: a command hook there runs on tackle's next start")
@@ -139,7 +168,7 @@ func (e *pathEnv) roots() []protRoot {
 			add(filepath.Join(h, ".config", "tackle"), true, "tackle's configuration: a command hook there runs on tackle's next start")
 		}
 	})
-	return e.abs
+	return r.abs
 }
 
 // protected says why the file at abs (absolute, resolved) is protected,
@@ -175,11 +204,11 @@ func (e *pathEnv) rel(abs string) (string, bool) {
 	return filepath.ToSlash(r), true
 }
 
-// locate returns the absolute, resolved path a word names, and false when
-// the word is known only at run time (except a leading ~ or $HOME, which
-// are expanded). Relative paths are taken from the workspace root, where
-// bash runs.
-func (e *pathEnv) locate(w word) (string, bool) {
+// locate returns the absolute, resolved paths a word may name: one per
+// directory the program may be in, for a relative path. It returns
+// nothing for a word known only at run time, except a leading ~ or $HOME,
+// which are expanded.
+func (e *pathEnv) locate(w word) []string {
 	s := w.text
 	if !w.static {
 		t := w.tmpl
@@ -191,14 +220,46 @@ func (e *pathEnv) locate(w word) (string, bool) {
 			}
 		}
 		if !ok || e.prot.Home == "" || strings.ContainsAny(rest, "$`*?[{~") {
-			return "", false
+			return nil
 		}
 		s = filepath.Join(e.prot.Home, rest)
 	}
 	if s == "" {
+		return nil
+	}
+	p := filepath.FromSlash(s)
+	if filepath.IsAbs(p) || e.root == "" {
+		return []string{e.absPath(s)}
+	}
+	var out []string
+	for _, b := range e.bases() {
+		if a := realPath(filepath.Join(b, p)); !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// dirRel returns the directory p (relative to the root, slash-separated,
+// or absolute) relative to the root with symbolic links resolved, when it
+// is inside the workspace.
+func (e *pathEnv) dirRel(p string) (string, bool) {
+	if e.root == "" {
+		c := path.Clean(p)
+		if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
+			return "", false
+		}
+		return c, true
+	}
+	abs := filepath.FromSlash(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(e.root, abs)
+	}
+	abs = filepath.Clean(abs)
+	if _, ok := e.rel(abs); !ok {
 		return "", false
 	}
-	return e.absPath(s), true
+	return e.rel(realPath(abs))
 }
 
 // absPath makes a path absolute against the workspace root and resolves
@@ -215,28 +276,37 @@ func (e *pathEnv) absPath(s string) string {
 }
 
 // outside says how a word that may be a path leads outside the
-// workspace, or "" when it does not (or cannot be a path there).
+// workspace, or "" when it does not (or cannot be a path there). A
+// relative path is judged from every directory the program may be in.
 func (e *pathEnv) outside(s string) string {
 	if harmlessSinks[s] || s == "/dev/stdin" || s == "-" {
 		return ""
 	}
 	if e.root == "" {
-		c := path.Clean(s)
-		if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
-			return "outside the workspace"
+		for _, d := range append([]string{"."}, e.dirs...) {
+			c := path.Clean(path.Join(d, s))
+			if path.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
+				return "outside the workspace"
+			}
 		}
 		return ""
 	}
 	p := filepath.FromSlash(s)
+	cands := []string{p}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.root, p)
+		cands = cands[:0]
+		for _, b := range e.bases() {
+			cands = append(cands, filepath.Join(b, p))
+		}
 	}
-	p = filepath.Clean(p)
-	if _, ok := e.rel(p); !ok {
-		return "outside the workspace"
-	}
-	if _, ok := e.rel(realPath(p)); !ok {
-		return "a symbolic link out of the workspace"
+	for _, c := range cands {
+		c = filepath.Clean(c)
+		if _, ok := e.rel(c); !ok {
+			return "outside the workspace"
+		}
+		if _, ok := e.rel(realPath(c)); !ok {
+			return "a symbolic link out of the workspace"
+		}
 	}
 	return ""
 }
