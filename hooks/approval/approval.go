@@ -811,12 +811,12 @@ func (s *subject) protected(kind Kind, allow, session []Rule) string {
 			if exactPathRule(append(slices.Clone(allow), session...), s.call.Name, paths) {
 				return ""
 			}
-			shown := rel
 			if r, ok := e.rel(e.absPath(rel)); ok && r != rel {
-				shown = fmt.Sprintf("%s (a link to %s)", rel, r)
+				return fmt.Sprintf("%s (a link to %s) is protected (%s). Only an allow rule naming exactly the file lets a write to it through, and only by its own path, e.g. --allow '%s(%s)'",
+					rel, r, why, s.call.Name, escapeGlob(r, "*?[]{}\\"))
 			}
 			return fmt.Sprintf("%s is protected (%s). Only an allow rule naming exactly this path lets it through, e.g. --allow '%s(%s)'",
-				shown, why, s.call.Name, escapeGlob(rel, "*?[]{}\\"))
+				rel, why, s.call.Name, escapeGlob(rel, "*?[]{}\\"))
 		}
 		return ""
 	}

@@ -31,9 +31,12 @@ import (
 // For bash the policy sees the files a command writes where the parser
 // can: redirects, the write operands of the commands in commands.go (cp,
 // mv, tee, touch, sed -i, dd of=, ln, install, git config, curl -o …), and
-// any word naming a protected path in a command not known to only read.
-// It does not see a file written by a program (python -c, a script, make),
-// a path built at run time, or a path reached after `cd`.
+// any word naming a protected path in a command that is not in the table
+// or that writes or runs code. Relative paths are judged from every
+// directory the program may cd into; a program that cds somewhere that
+// cannot be followed (home, -, outside the workspace, a directory known
+// only at run time) and then writes asks. It does not see a file written
+// by a program (python -c, a script, make), or a path built at run time.
 
 // Protection says which paths outside the workspace's own names are
 // protected and whether protection is on.
