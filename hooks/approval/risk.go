@@ -159,7 +159,6 @@ type assessment struct {
 	known  bool   // the command is in the table
 	prefix int    // words of the command an "always" rule names before its `*`
 	effect effect // the worst it does
-	why    string // what makes it that, for messages
 	// guard holds, per word of the command (assignments included), why a
 	// pattern's final `*` must not cover it; "" where it may.
 	guard  []string
@@ -174,12 +173,8 @@ type assessment struct {
 // name: one not in the table, or one that writes, deletes or runs code.
 func (a *assessment) mayWriteAny() bool { return !a.known || a.effect >= writes }
 
-// raise records that the command does at least e, because of why.
-func (a *assessment) raise(e effect, why string) {
-	if e > a.effect {
-		a.effect, a.why = e, why
-	}
-}
+// raise records that the command does at least e.
+func (a *assessment) raise(e effect) { a.effect = max(a.effect, e) }
 
 // flag guards the word at index i of the arguments: what it does.
 func (a *assessment) flag(p *parsed, i int, what string) {
@@ -188,32 +183,29 @@ func (a *assessment) flag(p *parsed, i int, what string) {
 	}
 }
 
-// assess reads one simple command. env resolves paths; it may be nil in
-// tests, then paths are judged lexically against no workspace.
+// assess reads one simple command; e judges the paths it names.
 func (e *pathEnv) assess(c *command) *assessment {
 	args := c.args()
 	a := &assessment{guard: make([]string, len(c.words)), prefix: 1, effect: unknownEffect}
 	if len(args) == 0 || !args[0].static {
-		a.raise(runsCode, "its command name is known only at run time")
+		a.raise(runsCode)
 		return a
 	}
 	name := args[0].text
 	spec := lookupTool(name)
 	p := &parsed{spec: spec, args: args, first: 1}
 	switch {
-	case spec == nil && strings.Contains(name, "/"):
-		a.raise(runsCode, fmt.Sprintf("%s is a program run by its path", name))
-	case spec != nil && strings.Contains(name, "/") && !path.IsAbs(name):
-		a.raise(runsCode, fmt.Sprintf("%s is a program run by its path", name))
+	case strings.Contains(name, "/") && (spec == nil || !path.IsAbs(name)):
+		a.raise(runsCode) // a program run by its path: ./build.sh
 	case spec != nil:
 		a.known = true
 		a.effect = readsOnly
 		if spec.subs != nil {
-			spec = e.readSub(a, p, spec)
+			spec = readSub(a, p, spec)
 		}
 		if spec != nil {
 			p.spec = spec
-			a.raise(spec.effect, fmt.Sprintf("%s %s", strings.Join(wordTexts(args[:p.first]), " "), spec.effect))
+			a.raise(spec.effect)
 			readOptions(a, p)
 			if spec.check != nil {
 				spec.check(a, p)
@@ -226,7 +218,7 @@ func (e *pathEnv) assess(c *command) *assessment {
 			operandWrites(a, p)
 		}
 		if a.effect > unknownEffect && onlyAsksVersion(args[1:]) {
-			a.effect, a.why = unknownEffect, "" // python3 --version: an exact rule
+			a.effect = unknownEffect // python3 --version: an exact rule
 		}
 	}
 	e.checkWords(a, p)
@@ -236,13 +228,13 @@ func (e *pathEnv) assess(c *command) *assessment {
 // readSub reads the options before a subcommand and the subcommand
 // itself, and returns the subcommand's spec (nil when it is not known:
 // a.effect then says what an unknown subcommand may do).
-func (e *pathEnv) readSub(a *assessment, p *parsed, spec *toolSpec) *toolSpec {
+func readSub(a *assessment, p *parsed, spec *toolSpec) *toolSpec {
 	global := &toolSpec{args: spec.globalArgs, longArgs: spec.globalLongArgs, risky: spec.risky, goFlags: spec.goFlags}
 	i := 1
 	for ; i < len(p.args); i++ {
 		w := p.args[i]
 		if !w.static {
-			a.raise(runsCode, "its subcommand is known only at run time")
+			a.raise(runsCode)
 			return nil
 		}
 		if w.text == "--" || !strings.HasPrefix(w.text, "-") || w.text == "-" {
@@ -251,7 +243,7 @@ func (e *pathEnv) readSub(a *assessment, p *parsed, spec *toolSpec) *toolSpec {
 		i += readOption(a, &parsed{spec: global, args: p.args}, i)
 	}
 	if i >= len(p.args) || p.args[i].text == "--" {
-		a.raise(spec.effect, fmt.Sprintf("%s with no subcommand", p.args[0].text))
+		a.raise(spec.effect)
 		p.first = len(p.args)
 		return nil
 	}
@@ -263,12 +255,12 @@ func (e *pathEnv) readSub(a *assessment, p *parsed, spec *toolSpec) *toolSpec {
 	}
 	if s, ok := spec.subs[sub]; ok {
 		if s.guardName != "" {
-			a.raise(s.effect, fmt.Sprintf("%s %s %s", p.args[0].text, sub, s.guardName))
+			a.raise(s.effect)
 			a.flag(p, i, s.guardName)
 		}
 		return s
 	}
-	a.raise(spec.subDefault, fmt.Sprintf("%s %s %s", p.args[0].text, sub, spec.subDefault))
+	a.raise(spec.subDefault)
 	// Read the rest for risky options all the same.
 	return &toolSpec{effect: spec.subDefault, risky: spec.risky, goFlags: spec.goFlags}
 }
@@ -289,7 +281,7 @@ func readOptions(a *assessment, p *parsed) {
 			return
 		case len(w.text) > 1 && w.text[0] == '-':
 			if r, ok := matchWord(p.spec.words, w.text); ok {
-				a.raise(r.effect, fmt.Sprintf("%s %s", w.text, r.what))
+				a.raise(r.effect)
 				a.flag(p, i, r.what)
 				p.opts = append(p.opts, parsedOpt{name: w.text, idx: i, valIdx: i, risk: &r})
 				if r.target && i+1 < len(p.args) {
@@ -301,7 +293,7 @@ func readOptions(a *assessment, p *parsed) {
 			i += readOption(a, p, i)
 		default:
 			if r, ok := matchWord(p.spec.words, w.text); ok {
-				a.raise(r.effect, fmt.Sprintf("%s %s", oneLine(w.src), r.what))
+				a.raise(r.effect)
 				a.flag(p, i, r.what)
 				if r.target {
 					_, v, _ := strings.Cut(w.text, "=")
@@ -343,7 +335,7 @@ func readOption(a *assessment, p *parsed, i int) int {
 		if o.risk == nil {
 			return
 		}
-		a.raise(o.risk.effect, fmt.Sprintf("%s %s", oneLine(p.args[o.idx].src), o.risk.what))
+		a.raise(o.risk.effect)
 		a.flag(p, o.idx, o.risk.what)
 		if o.risk.target && o.hasVal {
 			a.writes = append(a.writes, pathWord{w: p.args[o.valIdx], idx: o.valIdx})
@@ -447,7 +439,7 @@ func operandWrites(a *assessment, p *parsed) {
 	case opSecond:
 		if len(ops) > 1 {
 			w = ops[1:2]
-			a.raise(writes, fmt.Sprintf("%s writes its second operand", p.args[0].text))
+			a.raise(writes)
 		}
 	}
 	for _, i := range w {
@@ -543,12 +535,4 @@ func safeGlob(w word) bool {
 		}
 	}
 	return true
-}
-
-func wordTexts(ws []word) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = w.src
-	}
-	return out
 }

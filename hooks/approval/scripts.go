@@ -40,7 +40,7 @@ func sedCheck(a *assessment, p *parsed) {
 		w := p.args[i]
 		p.script(i)
 		if !w.static {
-			a.raise(runsCode, "a sed script known only at run time")
+			a.raise(runsCode)
 			a.flag(p, i, "a sed script known only at run time")
 			continue
 		}
@@ -50,7 +50,7 @@ func sedCheck(a *assessment, p *parsed) {
 		}
 		r := sedScript(text)
 		if r.effect > readsOnly {
-			a.raise(r.effect, fmt.Sprintf("the sed script %s %s", oneLine(w.src), r.what))
+			a.raise(r.effect)
 			a.flag(p, i, "a sed script that "+r.what)
 		}
 		for _, f := range r.writes {
@@ -350,7 +350,7 @@ func awkCheck(a *assessment, p *parsed) {
 		w := p.args[i]
 		p.script(i)
 		if !w.static {
-			a.raise(runsCode, "an awk program known only at run time")
+			a.raise(runsCode)
 			a.flag(p, i, "an awk program known only at run time")
 			continue
 		}
@@ -359,7 +359,7 @@ func awkCheck(a *assessment, p *parsed) {
 			text = o.value
 		}
 		if r := awkProgram(text); r.effect != readsOnly {
-			a.raise(r.effect, fmt.Sprintf("the awk program %s %s", oneLine(w.src), r.what))
+			a.raise(r.effect)
 			a.flag(p, i, "an awk program that "+r.what)
 		}
 	}
@@ -423,10 +423,10 @@ func tarCheck(a *assessment, p *parsed) {
 				switch {
 				case strings.ContainsRune("xcruA", ch):
 					mode += string(ch)
-					a.raise(writes, fmt.Sprintf("tar %s writes files", w.text))
+					a.raise(writes)
 					a.flag(p, p.first, "writes files")
 				case ch == 'I' || ch == 'F':
-					a.raise(runsCode, fmt.Sprintf("tar %s runs a program", w.text))
+					a.raise(runsCode)
 					a.flag(p, p.first, "runs a program")
 				case strings.ContainsRune("fCbgHKLNTVX", ch) && len(ops) > 0:
 					if ch == 'f' && strings.ContainsAny(mode, "cruA") {
@@ -462,7 +462,7 @@ func curlCheck(a *assessment, p *parsed) {
 			upload = strings.HasPrefix(v, "@") || strings.HasPrefix(v, "<")
 		}
 		if upload {
-			a.raise(sends, fmt.Sprintf("curl %s uploads a local file", oneLine(p.args[o.valIdx].src)))
+			a.raise(sends)
 			a.flag(p, o.valIdx, "uploads a local file")
 		}
 	}
@@ -478,7 +478,7 @@ func gitConfigCheck(a *assessment, p *parsed) {
 			return
 		case "e", "--edit":
 			why := "git config --edit runs an editor"
-			a.raise(runsCode, why)
+			a.raise(runsCode)
 			a.flag(p, o.idx, why)
 			return
 		}
@@ -501,15 +501,15 @@ func gitConfigCheck(a *assessment, p *parsed) {
 		return // git config name: prints the value
 	}
 	why := "git config changes git's configuration, which can make git run commands"
-	a.raise(writes, why)
+	a.raise(writes)
 	a.flag(p, sub, why)
 	target := pathWord{w: lit(".git/config"), idx: -1}
 	switch {
-	case hasOpt2(p, "--global"):
+	case hasFlag(p, "--global"):
 		target.w = word{src: "~/.gitconfig", tmpl: "~/.gitconfig"}
-	case hasOpt2(p, "--system"):
+	case hasFlag(p, "--system"):
 		target.w = lit("/etc/gitconfig")
-	case hasOpt2(p, "--worktree"):
+	case hasFlag(p, "--worktree"):
 		target.w = lit(".git/config.worktree")
 	}
 	if f, ok := p.opt("f", "--file"); ok && f.hasVal {
@@ -521,7 +521,7 @@ func gitConfigCheck(a *assessment, p *parsed) {
 	a.writes = append(a.writes, target)
 }
 
-func hasOpt2(p *parsed, name string) bool {
+func hasFlag(p *parsed, name string) bool {
 	_, ok := p.opt(name)
 	return ok
 }
@@ -538,7 +538,7 @@ func gitBisectCheck(a *assessment, p *parsed) {
 
 func firstOperand(a *assessment, p *parsed, name, why string) {
 	if len(p.operands) > 0 && p.args[p.operands[0]].static && p.args[p.operands[0]].text == name {
-		a.raise(runsCode, why)
+		a.raise(runsCode)
 		a.flag(p, p.operands[0], why)
 	}
 }
