@@ -670,15 +670,15 @@ func (s *subject) denied(deny []Rule) denial {
 	}
 	prog := s.program()
 	if prog.err != nil {
-		if len(patterns) == 0 {
-			return denial{}
-		}
 		return denial{unsure: fmt.Sprintf("could not parse the command (%v)", prog.err)}
 	}
 	if d := s.pathDenied(pathRules); d.rule != nil {
 		return d
 	}
 	if len(patterns) == 0 {
+		if len(prog.unsure) > 0 {
+			return denial{unsure: "cannot check it against the deny rules: " + prog.unsure[0]}
+		}
 		return denial{}
 	}
 	var unsure string

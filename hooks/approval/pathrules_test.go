@@ -88,6 +88,12 @@ func TestReadDenyRuleAppliesToEveryReader(t *testing.T) {
 				t.Errorf("%s, %s %s: got %s %q, want Skip by read_file(.env)", mode, call.Name, call.Arguments, actionNames[got.Action], got.Reason)
 			}
 		}
+		// A program deny rules cannot see through asks, in yolo too.
+		for _, cmd := range []string{`eval "$X"`, "cat .e''nv &&"} {
+			if got := p.Decide(bashCall(cmd)); got.Action != pause {
+				t.Errorf("%s, %s: got %s %q, want Pause", mode, cmd, actionNames[got.Action], got.Reason)
+			}
+		}
 		// Other files, and listing names, are not denied.
 		for _, call := range []chat.ToolCall{
 			fileCall("read_file", "sub/.env"), fileCall("list_dir", "."), fileCall("glob", "."), fileCall("grep", "."),
