@@ -68,6 +68,7 @@ type cli struct {
 	FirstToken   time.Duration    `name:"first-token-timeout" env:"TACKLE_FIRST_TOKEN_TIMEOUT" default:"${first_token_timeout}" placeholder:"DURATION" help:"How long to wait for the first token of a model reply (connecting and the response headers included) before trying again, e.g. 90s or 5m."`
 	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
+	NoProtect    bool             `name:"dangerously-skip-protection" help:"Dangerous: let writes to protected paths follow --mode and the allow rules like any other file. Protected paths are .git, tackle's own config and state, the hook scripts the config runs, shell startup files (~/.bashrc …) and secret files (.env, *.pem, id_rsa …); a change there can run code later. Without this flag they always ask, in yolo mode too."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 
@@ -260,7 +261,9 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	s := &session{root: ws.Dir(), ws: ws, toolbox: tools.NewRegistry(ws), hooks: hooks.NewRegistry()}
+	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry()}
+	// A deny rule on reading a file also hides it from a grep of a directory.
+	s.toolbox = tools.NewRegistry(ws, tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }))
 	if state, err := config.StateDir(stdio.getenv); err == nil {
 		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(s.journal)
@@ -274,6 +277,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
+		approval.WithProtection(protection(cfg, s.root, stdio.getenv, c.NoProtect)),
 		approval.WithPaths(func(call chat.ToolCall) []string {
 			info, err := s.toolbox.Inspect(call)
 			if err != nil {
@@ -383,7 +387,8 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, 
 	}
 	defer s.Close()
 
-	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt, c.Yes, stdio.err)
+	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt,
+		headless.Answers{Yes: c.Yes, Protected: s.policy.Protected}, stdio.err)
 	code := exitCode(ctx, res)
 	if err := printer.Finish(res, code); err != nil && code == exitOK {
 		return exitError, err

@@ -94,6 +94,9 @@ func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
 		if !fi.Mode().IsRegular() {
 			return r.ws.failPath(path, errNotRegular), nil
 		}
+		if !r.mayRead(rel) {
+			return failDenied(rel), nil
+		}
 		dir, name := filepath.Split(rel)
 		d, err := r.ws.root.OpenRoot(filepath.Clean(dir + "."))
 		if err != nil {
@@ -106,9 +109,18 @@ func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
 		}
 	} else {
 		w := &walker{
-			ws:    r.ws,
-			entry: func(frel string, d fs.DirEntry) bool { return d.Type().IsRegular() && includes(a.Include, rel, frel) },
-			file:  s.file,
+			ws: r.ws,
+			entry: func(frel string, d fs.DirEntry) bool {
+				if !d.Type().IsRegular() || !includes(a.Include, rel, frel) {
+					return false
+				}
+				if !r.mayRead(frel) {
+					s.count(func() { s.denied++ })
+					return false
+				}
+				return true
+			},
+			file: s.file,
 		}
 		if err := w.walk(ctx, rel); err != nil {
 			return r.ws.failPath(path, err), nil
@@ -150,6 +162,7 @@ type grepSearch struct {
 	binary  int        // binary files skipped
 	large   int        // files over maxGrepFileSize skipped
 	failed  int        // files that could not be read
+	denied  int        // files the read filter refused
 
 	unreadable int // directories that could not be listed
 }
@@ -337,6 +350,9 @@ func (s *grepSearch) notes(b *strings.Builder) {
 	}
 	if s.unreadable > 0 {
 		fmt.Fprintf(b, "[%s could not be listed.]\n", plural(s.unreadable, "directory"))
+	}
+	if s.denied > 0 {
+		fmt.Fprintf(b, "[%s not searched: an approval rule denies reading them.]\n", plural(s.denied, "file"))
 	}
 }
 

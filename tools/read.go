@@ -53,6 +53,9 @@ func (r *Registry) readFile(ctx context.Context, a ReadFileArgs) (Result, error)
 	if err != nil {
 		return r.ws.failPath(a.Path, err), nil
 	}
+	if !r.mayRead(rel) {
+		return failDenied(rel), nil
+	}
 	f, fi, err := r.ws.openRegular(rel)
 	if err != nil {
 		return r.ws.failPath(a.Path, err), nil

@@ -31,6 +31,10 @@ type Registry struct {
 	writeMu sync.Mutex
 
 	bash bashConfig
+
+	// readable, if set, says whether a file may be read: see
+	// WithReadFilter.
+	readable func(rel string) bool
 }
 
 // Option configures a Registry.
@@ -47,6 +51,28 @@ func WithEnv(env []string) Option {
 // DefaultKillGrace.
 func WithKillGrace(d time.Duration) Option {
 	return func(r *Registry) { r.bash.killGrace = d }
+}
+
+// WithReadFilter sets a filter on the files whose contents the tools show:
+// readable gets a file's path relative to the workspace root,
+// slash-separated, with symbolic links resolved, and returns false for a
+// file that must not be read (an approval deny rule covers it). read_file
+// and grep on such a file refuse the call, and a grep of a directory
+// skips it, so that a deny rule on reading a file also holds for a search
+// of the whole workspace.
+func WithReadFilter(readable func(rel string) bool) Option {
+	return func(r *Registry) { r.readable = readable }
+}
+
+// mayRead applies the read filter to rel (an OS path relative to the
+// workspace root).
+func (r *Registry) mayRead(rel string) bool {
+	return r.readable == nil || r.readable(display(rel))
+}
+
+// failDenied is the result for a file the read filter refuses.
+func failDenied(rel string) Result {
+	return Fail("%s may not be read: an approval rule denies reading it. Do not try to read it another way.", display(rel))
 }
 
 // NewRegistry returns a registry holding the built-in tools (read_file,

@@ -134,6 +134,9 @@ func (d *approvalDialog) key(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
 	case "y", "Y":
 		return d.decide(agent.Approve, ""), nil
 	case "a", "A":
+		if !d.canAlways() {
+			return dialogAction{}, nil // no rule fits: a is not offered
+		}
 		return d.decide(agent.ApproveAlways, ""), nil
 	case "n", "N", "esc":
 		return d.decide(agent.Deny, ""), nil
@@ -252,17 +255,27 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 		}
 	}
 	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
-	always := "always"
-	if d.always != nil {
-		rules := d.always(d.current().Call)
-		if len(rules) == 0 {
-			always = "approve (no session rule fits)"
-		} else {
-			always = "always allow " + strings.Join(rules, ", ")
-		}
+	parts := []string{k("y", "approve")}
+	switch {
+	case d.always == nil:
+		parts = append(parts, k("a", "always"))
+	case d.canAlways():
+		parts = append(parts, k("a", "always allow "+strings.Join(d.always(d.current().Call), ", ")))
+	default:
+		// The call deletes, writes, runs code or reaches outside the
+		// workspace: no session rule is as narrow as it, so it is
+		// approved once.
+		parts[0] = k("y", "approve once")
 	}
-	parts := []string{k("y", "approve"), k("a", always), k("n", "deny"), k("d", "deny with reason"), k("esc", "deny")}
+	parts = append(parts, k("n", "deny"), k("d", "deny with reason"), k("esc", "deny"))
 	return flowParts(parts, "   ", inner)
+}
+
+// canAlways reports whether "approve always" is offered for the current
+// call: the policy has a session rule for it (or there is no policy to
+// ask).
+func (d *approvalDialog) canAlways() bool {
+	return d.always == nil || len(d.always(d.current().Call)) > 0
 }
 
 // renderBody draws what the call would do: the hook's reason and the full

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/chat"
 )
 
 // Format is an output format of non-interactive runs.
@@ -33,6 +34,15 @@ const (
 	ByNonInteractive = "non-interactive" // denied because nobody can approve
 )
 
+// Answers say how Drive answers the calls that ask for approval.
+type Answers struct {
+	// Yes approves them (--yes), except those Protected refuses.
+	Yes bool
+	// Protected, if not nil, returns why --yes must not approve a call (it
+	// writes a protected path), or "" when it may.
+	Protected func(chat.ToolCall) string
+}
+
 // Result is how a headless run ended.
 type Result struct {
 	Outcome agent.Outcome
@@ -42,24 +52,44 @@ type Result struct {
 	Err error
 }
 
-// Drive runs prompt to completion. Each pause is decided at once: with yes
-// every pending call is approved, and a line on stderr names the call and
-// why it asked; otherwise it is denied with a reason the model sees, and a
-// note on stderr says how to allow it. Either way the decision names who
-// made it (ByYes, ByNonInteractive) for the event stream. A pause from an
-// on_turn_end hook cannot be answered without a user and ends the run.
-func Drive(ctx context.Context, r Runner, prompt string, yes bool, stderr io.Writer) Result {
+// Drive runs prompt to completion. Each pause is decided at once: with
+// a.Yes every pending call a.Protected does not refuse is approved, and a
+// line on stderr names the call and why it asked; otherwise it is denied
+// with a reason the model sees, and a note on stderr says how to allow it.
+// Either way the decision names who made it (ByYes, ByNonInteractive) for
+// the event stream. A pause from an on_turn_end hook cannot be answered
+// without a user and ends the run.
+func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Writer) Result {
 	var res Result
 	out, err := r.Run(ctx, prompt)
 	for err == nil && out.Status == agent.StatusPaused && len(out.Pending) > 0 {
 		decisions := make([]agent.Decision, len(out.Pending))
 		for i, p := range out.Pending {
-			if yes {
+			var why string
+			if a.Yes && a.Protected != nil {
+				why = a.Protected(p.Call)
+			}
+			if a.Yes && why == "" {
 				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve, By: ByYes}
 				fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", Summary(p.Call), paren(pauseNote(p)))
 				continue
 			}
 			res.Denied++
+			if why != "" {
+				// --yes answers the questions of a run nobody watches; a
+				// protected path asks because a change there can run code
+				// later, so it takes a rule naming the path.
+				decisions[i] = agent.Decision{
+					CallID:  p.Call.ID,
+					Verdict: agent.Deny,
+					By:      ByYes,
+					Reason: "tackle is running non-interactively and --yes does not approve writes to protected paths: " + why +
+						". Do not retry it or try another way to write there; finish without it or tell the user what you needed to change.",
+				}
+				fmt.Fprintf(stderr, "tackle: denied %s\n        (%s; --yes does not approve it: allow exactly this path, or pass --dangerously-skip-protection)\n",
+					Summary(p.Call), why)
+				continue
+			}
 			decisions[i] = agent.Decision{
 				CallID:  p.Call.ID,
 				Verdict: agent.Deny,

@@ -33,7 +33,7 @@ func (r *scriptedRunner) Resume(_ context.Context, d []agent.Decision) (agent.Ou
 func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", true, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{Yes: true}, &stderr)
 	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || res.Denied != 0 {
 		t.Fatalf("Drive = %+v", res)
 	}
@@ -48,10 +48,37 @@ func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
 	}
 }
 
+func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
+	var stderr bytes.Buffer
+	r := &scriptedRunner{}
+	protected := func(c chat.ToolCall) string {
+		if c.Name == "write_file" {
+			return "a.go is protected"
+		}
+		return ""
+	}
+	res := Drive(context.Background(), r, "go", Answers{Yes: true, Protected: protected}, &stderr)
+	if res.Denied != 1 || len(r.decisions) != 2 {
+		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
+	}
+	if d := r.decisions[0]; d.Verdict != agent.Approve {
+		t.Errorf("unprotected call: %+v", d)
+	}
+	if d := r.decisions[1]; d.Verdict != agent.Deny || d.By != ByYes || !strings.Contains(d.Reason, "a.go is protected") {
+		t.Errorf("protected call: %+v", d)
+	}
+	// The refused call is reported once, as denied, never as approved.
+	s := stderr.String()
+	if strings.Contains(s, "approved by --yes: write_file") || !strings.Contains(s, "denied write_file  a.go") ||
+		!strings.Contains(s, "--dangerously-skip-protection") {
+		t.Errorf("stderr = %q", s)
+	}
+}
+
 func TestDriveWithoutYesDeniesAndSaysHowToAllow(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", false, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{}, &stderr)
 	if res.Denied != 2 {
 		t.Fatalf("Denied = %d", res.Denied)
 	}

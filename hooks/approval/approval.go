@@ -11,12 +11,14 @@
 //  3. bash deny rules exist and the program cannot be checked against them
 //     soundly (it does not parse, builds a command at run time, pipes into
 //     sh, …) → Pause;
-//  4. allow rules and session rules ("approve always") together cover the
+//  4. the call writes a protected path (protect.go) → Pause, in every mode,
+//     unless an allow rule names that exact path or protection is off;
+//  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
-//  5. yolo mode → Continue;
-//  6. the tool only reads → Continue;
-//  7. accept-edits mode and the tool edits files → Continue;
-//  8. otherwise → Pause, with a reason saying what the call wants to do.
+//  6. yolo mode → Continue;
+//  7. the tool only reads → Continue;
+//  8. accept-edits mode and the tool edits files → Continue;
+//  9. otherwise → Pause, with a reason saying what the call wants to do.
 //
 // Rule syntax and matching are described on Rule. How bash programs are
 // read is in shell.go and wrappers.go; in short:
@@ -35,7 +37,17 @@
 //     arithmetic on variables, alias/hash/enable, find -delete, and a
 //     wrapper whose command cannot be told.
 //   - A word known only at run time ($VAR, "$X", globs, {a,b}, ~) is
-//     matched only by a pattern's final `*`.
+//     matched only by a pattern's final `*`, and not even by it when the
+//     command reads or writes the files its arguments name (cat $F, but
+//     not echo $F): it might name a path outside the workspace. A glob of
+//     literal text below the current directory (*.go) is covered.
+//   - A pattern's final `*` never covers an option or script that writes
+//     files, deletes or runs code (sed -i, sed 'w f', awk's system(),
+//     git --output, find -exec, curl -o, python -c …; the table is
+//     commands.go), nor a word naming a path outside the workspace (an
+//     absolute path elsewhere, a .. escape, a symbolic link leading out).
+//     A pattern word naming the option literally covers it:
+//     `bash(sed -i *)` allows sed -i, `bash(sed *)` does not.
 //   - Leading assignments are words of the command: `bash(go test *)`
 //     does not allow `GOFLAGS=-x go test`; `bash(GOFLAGS=-x go test *)`
 //     does.
@@ -61,8 +73,23 @@
 // They do not see inside script files (one the model wrote included),
 // other interpreters (python -c, awk's system(), make recipes, git
 // aliases), remote commands (ssh host rm) or a program copied under
-// another name. A deny rule on a file tool applies to that tool only:
-// `edit_file(.git/**)` does not stop `write_file` or a bash redirect.
+// another name.
+//
+// # Path rules
+//
+// A path rule applies to every tool that reaches the path the same way,
+// after symbolic links are resolved: read_file and grep read (and
+// edit_file, whose result shows the file), write_file and edit_file
+// edit, glob and list_dir list names. So the deny rule read_file(.env)
+// also stops grep on .env or on a link to it, and edit_file(.git/**)
+// also stops write_file. A deny rule that reads also hides the file from
+// a grep of a whole directory (the tools get ReadAllowed as a filter).
+// For bash, a deny rule on reading or listing stops any command with a
+// word naming the path (cat .env, grep x .env, < .env); a deny rule on
+// editing stops a command that writes it (a redirect, cp's destination,
+// sed -i …) or names it without being known to only read. bash cannot be
+// followed into a directory (grep -r x ., cat *), a path built at run
+// time, or a program that opens the file itself.
 package approval
 
 import (
@@ -151,7 +178,7 @@ func WithRules(allow, deny []Rule) Option {
 func WithWorkspace(root string) Option {
 	return func(p *Policy) {
 		if root != "" {
-			p.root = filepath.Clean(root)
+			p.root = realPath(filepath.Clean(root))
 		}
 	}
 }
@@ -171,6 +198,7 @@ type Policy struct {
 	kindOf  func(name string) Kind
 	root    string
 	resolve func(chat.ToolCall) []string
+	env     pathEnv
 
 	mu      sync.Mutex
 	mode    Mode
@@ -192,6 +220,10 @@ func New(mode Mode, kindOf func(name string) Kind, opts ...Option) *Policy {
 	p := &Policy{mode: mode, kindOf: kindOf}
 	for _, o := range opts {
 		o(p)
+	}
+	p.env.root = p.root
+	if p.env.shared == nil {
+		p.env.shared = &protRoots{}
 	}
 	return p
 }
@@ -246,23 +278,63 @@ func (p *Policy) SessionRules() []string {
 	return out
 }
 
-// AlwaysRules returns the session rules that approving call "always" adds,
-// scoped as narrowly as the call: for any tool but bash, the tool; for
-// bash, one rule per simple command of the program, of its name and, when
-// the second word is a plain subcommand (lower-case letters, digits and
-// dashes, like "test" or "status"; not a flag or a path), that
-// subcommand: `git status` gives bash(git status *), `go test ./...` gives
-// bash(go test *), `ls -la` gives bash(ls *). It never gives bash(*).
+// AlwaysRules returns the session rules that approving call "always" adds.
+// They are never wider than the call:
 //
-// A command that a rule could never allow — inside a substitution or
-// subshell, behind a wrapper, with a write redirect or assignments in
-// front, a wrapper or interpreter itself (sudo, sh -c, eval …) — gets no
-// rule: such a program is approved once only. A program that does not
-// parse gives no rule.
+//   - bash: one rule per simple command of the program. A command known
+//     to only read (commands.go), with none of its risky options and no
+//     word naming a path outside the workspace or known only at run time,
+//     gets a rule of its name (and subcommand) and a final `*`:
+//     `cat main.go` → bash(cat *), `git status -s` → bash(git status *);
+//     the final `*` never covers the risky words, so the rule stays
+//     read-only. A command not in the table gets a rule of exactly its
+//     words: `./x` aside, `mytool build -v` → bash(mytool build -v). A
+//     command that writes, deletes, sends files or runs code (rm, cp,
+//     sed -i, go test, make, python …), names a path outside the
+//     workspace or a protected path, or that no rule could cover (inside
+//     a substitution, behind a wrapper, with a write redirect or leading
+//     assignments) gets no rule: it is approved once.
+//   - write_file, edit_file and the readers: a rule naming exactly the
+//     path (edit_file(main.go)); none for a protected path or a path that
+//     is a symbolic link.
+//   - any other tool: the tool, when the call has no arguments; else no
+//     rule, since tackle cannot scope its arguments.
+//
+// It never gives bash or bash(*). A program that does not parse gives no
+// rule.
 func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
-	if call.Name != ShellTool {
+	if call.Name == ShellTool {
+		return p.alwaysShell(call)
+	}
+	if k := p.kindOf(call.Name); k == Read || k == Edit {
+		return p.alwaysPath(call, k)
+	}
+	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
 		return []Rule{{Tool: call.Name}}
 	}
+	return nil
+}
+
+func (p *Policy) alwaysPath(call chat.ToolCall, kind Kind) []Rule {
+	s := p.subject(call)
+	if len(s.paths) != 1 {
+		return nil // a symbolic link: the rule would have to name both
+	}
+	rel := s.paths[0]
+	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil // outside the workspace: the tool refuses it
+	}
+	if kind == Edit && p.env.protected(p.env.absPath(rel)) != "" {
+		return nil
+	}
+	r := Rule{Tool: call.Name, Pattern: escapeGlob(rel, "*?[]{}\\")}
+	if back, err := ParseRule(r.String()); err != nil || back != r || !matchPath(back.Pattern, rel, false) {
+		return nil
+	}
+	return []Rule{r}
+}
+
+func (p *Policy) alwaysShell(call chat.ToolCall) []Rule {
 	cmd, ok := argString(call, "command")
 	if !ok {
 		return nil
@@ -271,30 +343,74 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	if prog.err != nil {
 		return nil
 	}
+	s := &subject{p: p, call: call, command: cmd, hasCmd: true, prog: prog}
+	if s.movesAway() != "" {
+		return nil // its paths cannot be judged
+	}
 	var out []Rule
 	for _, c := range prog.cmds {
 		if !c.plain {
 			continue
 		}
-		args := c.args()
-		name := args[0].text
-		if !ruleWord(name) {
-			continue
-		}
-		pattern := name
-		if len(args) > 1 && args[1].static && isSubcommand(args[1].text) {
-			pattern += " " + args[1].text
-		}
-		r := Rule{Tool: ShellTool, Pattern: pattern + " *"}
-		// The rule must read back as itself, a name and then more.
-		if back, err := ParseRule(r.String()); err != nil || back != r || len(strings.Fields(r.Pattern)) < 2 {
-			continue
-		}
-		if !slices.Contains(out, r) {
+		if r, ok := s.alwaysRule(c); ok && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// alwaysRule returns the "always" rule for one plain simple command.
+func (s *subject) alwaysRule(c *command) (Rule, bool) {
+	args := c.args()
+	if len(args) == 0 || !args[0].static || !ruleWord(args[0].text) {
+		return Rule{}, false
+	}
+	a := s.assessed(c)
+	if a.effect > unknownEffect || a.outside != "" || a.dynamic || slices.ContainsFunc(a.guard, func(g string) bool { return g != "" }) {
+		return Rule{}, false
+	}
+	if s.bashEnv().namesProtected(c, a) != "" {
+		return Rule{}, false
+	}
+	var words []string
+	if a.effect == readsOnly && a.known && a.prefix > 0 {
+		for _, w := range args[:a.prefix] {
+			if !w.static || !ruleWord(w.text) {
+				return Rule{}, false
+			}
+			words = append(words, w.text)
+		}
+		words = append(words, "*")
+	} else {
+		for _, w := range args {
+			if !w.static || w.text == "" || strings.ContainsFunc(w.text, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) {
+				return Rule{}, false
+			}
+			words = append(words, escapeGlob(w.text, "*?[\\"))
+		}
+	}
+	r := Rule{Tool: ShellTool, Pattern: strings.Join(words, " ")}
+	// The rule must read back as itself and cover the command it is for.
+	if back, err := ParseRule(r.String()); err != nil || back != r {
+		return Rule{}, false
+	}
+	if ok, _ := matchAllow(strings.Fields(r.Pattern), c.words, a.guard); !ok {
+		return Rule{}, false
+	}
+	return r, true
+}
+
+// escapeGlob puts a backslash before each of the characters special in a
+// pattern, so that the pattern matches s alone.
+func escapeGlob(s, special string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(special, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ruleWord reports whether a command name can stand in a rule as itself:
@@ -305,18 +421,6 @@ func ruleWord(s string) bool {
 	}
 	for _, r := range s {
 		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func isSubcommand(s string) bool {
-	if s == "" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
 			return false
 		}
 	}
@@ -346,12 +450,16 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	if d.unsure != "" {
 		return pauseResult(fmt.Sprintf("%s — %s; asking", s.describe(kind), d.unsure))
 	}
-	// 4. Allow rules and session rules.
+	// 4. Protected paths, in every mode.
+	if why := s.protected(kind, allow, session); why != "" {
+		return pauseResult(fmt.Sprintf("%s — %s; asking in every mode", s.describe(kind), why))
+	}
+	// 5. Allow rules and session rules.
 	a := s.allowed(allow, session)
 	if a.ok {
 		return hooks.PreToolResult{Reason: "allowed by " + a.by}
 	}
-	// 5–7. Modes.
+	// 6–8. Modes.
 	switch {
 	case mode == Yolo:
 		return hooks.PreToolResult{Reason: "yolo mode"}
@@ -360,12 +468,43 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	case kind == Edit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
 	}
-	// 8. Ask.
+	// 9. Ask.
 	reason := s.describe(kind)
 	if a.why != "" {
 		reason += " — " + a.why
 	}
 	return pauseResult(reason)
+}
+
+// Protected says why call writes a protected path that no allow rule
+// names exactly, or "" (also when protection is off). A caller that
+// approves paused calls wholesale (tackle --yes) uses it to leave those
+// to a person.
+func (p *Policy) Protected(call chat.ToolCall) string {
+	p.mu.Lock()
+	allow, session := p.allow, p.session
+	p.mu.Unlock()
+	return p.subject(call).protected(p.kindOf(call.Name), allow, session)
+}
+
+// ReadAllowed reports whether the file rel (workspace-relative,
+// slash-separated, symbolic links resolved) may be read: false when a
+// deny rule on reading covers it. The file tools take it as a filter, so
+// that a grep of a whole directory skips the file too.
+func (p *Policy) ReadAllowed(rel string) bool {
+	p.mu.Lock()
+	deny := p.deny
+	p.mu.Unlock()
+	rel = path.Clean(filepath.ToSlash(rel))
+	for _, r := range deny {
+		if ruleAccess(r.Tool)&readAccess == 0 {
+			continue
+		}
+		if r.Pattern == "" || matchPath(r.Pattern, rel, true) {
+			return false
+		}
+	}
+	return true
 }
 
 func skipResult(reason string) hooks.PreToolResult {
@@ -376,17 +515,70 @@ func pauseResult(reason string) hooks.PreToolResult {
 	return hooks.PreToolResult{Action: hooks.ToolPause, Reason: reason}
 }
 
+// access is how a file tool reaches the paths it names.
+type access uint8
+
+const (
+	readAccess access = 1 << iota // it shows what the file holds
+	editAccess                    // it changes the file
+	listAccess                    // it shows names only
+)
+
+// accessOf says how a tool reaches its paths; 0 for a tool that is not a
+// built-in file tool.
+func accessOf(tool string) access {
+	switch tool {
+	case "read_file", "grep":
+		return readAccess
+	case "edit_file":
+		return readAccess | editAccess // its result shows the file
+	case "write_file":
+		return editAccess
+	case "glob", "list_dir":
+		return listAccess
+	}
+	return 0
+}
+
+// ruleAccess is the access a path rule of the tool is about.
+func ruleAccess(tool string) access {
+	if tool == "edit_file" {
+		return editAccess
+	}
+	return accessOf(tool)
+}
+
+// denyApplies reports whether a deny rule of tool rt applies to a call of
+// tool ct: the same tool, or a tool that reaches paths the way the rule
+// is about.
+func denyApplies(rt, ct string) bool {
+	return rt == ct || ruleAccess(rt)&accessOf(ct) != 0
+}
+
+// allowApplies reports whether an allow rule of tool rt applies to a call
+// of tool ct: the same tool, or one whose rules are about the same access.
+func allowApplies(rt, ct string) bool {
+	return rt == ct || ruleAccess(rt) != 0 && ruleAccess(rt) == ruleAccess(ct)
+}
+
 // subject is one call as rules see it.
 type subject struct {
+	p       *Policy
 	call    chat.ToolCall
 	command string // bash: the program
 	hasCmd  bool
 	prog    *program // bash: parsed on first use
 	paths   []string // other tools: the paths the call names
+	assess  map[*command]*assessment
+
+	// bash: where the program's relative paths are taken from (see where).
+	env     *pathEnv
+	away    string // why they cannot be judged, if so
+	located bool
 }
 
 func (p *Policy) subject(call chat.ToolCall) *subject {
-	s := &subject{call: call}
+	s := &subject{p: p, call: call}
 	if call.Name == ShellTool {
 		s.command, s.hasCmd = argString(call, "command")
 		return s
@@ -425,6 +617,19 @@ func (s *subject) program() *program {
 	return s.prog
 }
 
+// assessed returns what the policy knows about a command of the program.
+func (s *subject) assessed(c *command) *assessment {
+	if s.assess == nil {
+		s.assess = make(map[*command]*assessment)
+	}
+	a, ok := s.assess[c]
+	if !ok {
+		a = s.bashEnv().assess(c)
+		s.assess[c] = a
+	}
+	return a
+}
+
 type denial struct {
 	rule   *Rule
 	what   string // what matched, for the reason
@@ -432,18 +637,26 @@ type denial struct {
 }
 
 func (s *subject) denied(deny []Rule) denial {
-	var patterns []Rule
+	var patterns, pathRules []Rule
 	for i := range deny {
 		r := &deny[i]
-		if r.Tool != s.call.Name {
+		if s.call.Name == ShellTool && r.Tool != ShellTool && r.Pattern != "" && ruleAccess(r.Tool) != 0 {
+			pathRules = append(pathRules, *r)
+			continue
+		}
+		if !denyApplies(r.Tool, s.call.Name) {
 			continue
 		}
 		if r.Pattern == "" {
+			if r.Tool != s.call.Name {
+				// Every call of a file tool reaching paths this way.
+				return denial{rule: r, what: fmt.Sprintf("every %s call is denied, and %s reaches files the same way", r.Tool, s.call.Name)}
+			}
 			return denial{rule: r, what: "every " + r.Tool + " call is denied"}
 		}
 		patterns = append(patterns, *r)
 	}
-	if len(patterns) == 0 {
+	if len(patterns) == 0 && len(pathRules) == 0 {
 		return denial{}
 	}
 	if s.call.Name != ShellTool {
@@ -462,6 +675,15 @@ func (s *subject) denied(deny []Rule) denial {
 	prog := s.program()
 	if prog.err != nil {
 		return denial{unsure: fmt.Sprintf("could not parse the command (%v)", prog.err)}
+	}
+	if d := s.pathDenied(pathRules); d.rule != nil {
+		return d
+	}
+	if len(patterns) == 0 {
+		if len(prog.unsure) > 0 {
+			return denial{unsure: "cannot check it against the deny rules: " + prog.unsure[0]}
+		}
+		return denial{}
 	}
 	var unsure string
 	for _, list := range [][]*command{prog.cmds, prog.guesses} {
@@ -488,6 +710,360 @@ func (s *subject) denied(deny []Rule) denial {
 	return denial{unsure: unsure}
 }
 
+// pathDenied applies the path deny rules of the file tools to a bash
+// program, where it names the paths as words the parser can see: a rule
+// on reading or listing to every word naming the path, a rule on editing
+// to the files a command writes and to every word of a command not known
+// to only read.
+func (s *subject) pathDenied(rules []Rule) denial {
+	if len(rules) == 0 {
+		return denial{}
+	}
+	prog := s.program()
+	check := func(w word, edit bool, what string) denial {
+		rels := s.wordPaths(w)
+		for i, r := range rules {
+			if ruleAccess(r.Tool)&editAccess != 0 && !edit {
+				continue
+			}
+			for _, rel := range rels {
+				if matchPath(r.Pattern, rel, true) {
+					return denial{rule: &rules[i], what: fmt.Sprintf("%s names %s", what, rel)}
+				}
+			}
+		}
+		return denial{}
+	}
+	for _, rd := range prog.redirs {
+		if d := check(rd.w, rd.write, "a redirect"); d.rule != nil {
+			return d
+		}
+	}
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			a := s.assessed(c)
+			what := oneLine(c.String())
+			for _, t := range a.writes {
+				if d := check(t.w, true, what); d.rule != nil {
+					return d
+				}
+			}
+			args := c.args()
+			for i := 1; i < len(args); i++ {
+				cands := []word{args[i]}
+				if args[i].static {
+					cands = cands[:0]
+					for _, cand := range pathCandidates(args[i].text) {
+						cands = append(cands, lit(cand))
+					}
+				}
+				for _, w := range cands {
+					if d := check(w, a.mayWriteAny(), what); d.rule != nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	return denial{}
+}
+
+// wordPaths returns the workspace-relative paths a bash word names: as
+// written (cleaned) and with symbolic links resolved, from each directory
+// the program may be in. A path outside the workspace is given absolute.
+func (s *subject) wordPaths(w word) []string {
+	var out []string
+	if w.static && w.text != "" {
+		out = append(out, s.p.relPath(w.text))
+	}
+	e := s.bashEnv()
+	for _, abs := range e.locate(w) {
+		r, inside := e.rel(abs)
+		if !inside {
+			r = filepath.ToSlash(abs)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// protected says why the call writes a protected path and no allow rule
+// names that exact path, or "".
+func (s *subject) protected(kind Kind, allow, session []Rule) string {
+	e := &s.p.env
+	if e.prot.Off {
+		return ""
+	}
+	if s.call.Name != ShellTool {
+		if kind != Edit && accessOf(s.call.Name)&editAccess == 0 {
+			return ""
+		}
+		// The exact rule must name the path as sent and as resolved.
+		paths := slices.Clone(s.paths)
+		for _, rel := range s.paths {
+			if r, ok := e.rel(e.absPath(rel)); ok && !slices.Contains(paths, r) {
+				paths = append(paths, r)
+			}
+		}
+		for _, rel := range s.paths {
+			why := e.protected(e.absPath(rel))
+			if why == "" {
+				continue
+			}
+			if exactPathRule(append(slices.Clone(allow), session...), s.call.Name, paths) {
+				return ""
+			}
+			if r, ok := e.rel(e.absPath(rel)); ok && r != rel {
+				return fmt.Sprintf("%s (a link to %s) is protected (%s). Only an allow rule naming exactly the file lets a write to it through, and only by its own path, e.g. --allow '%s(%s)'",
+					rel, r, why, s.call.Name, escapeGlob(r, "*?[]{}\\"))
+			}
+			return fmt.Sprintf("%s is protected (%s). Only an allow rule naming exactly this path lets it through, e.g. --allow '%s(%s)'",
+				rel, why, s.call.Name, escapeGlob(rel, "*?[]{}\\"))
+		}
+		return ""
+	}
+	if !s.hasCmd {
+		return ""
+	}
+	prog := s.program()
+	if prog.err != nil {
+		return ""
+	}
+	e = s.bashEnv()
+	for _, rd := range prog.redirs {
+		if !rd.write {
+			continue
+		}
+		for _, abs := range e.locate(rd.w) {
+			if why := e.protected(abs); why != "" {
+				return fmt.Sprintf("it writes to %s, which is protected (%s)", rd.w.src, why)
+			}
+		}
+	}
+	if away := s.movesAway(); away != "" && s.writesAnything() {
+		return away + ", and then writes files, which might be protected"
+	}
+	rules := append(slices.Clone(allow), session...)
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			why := e.namesProtected(c, s.assessed(c))
+			if why == "" || exactShellRule(rules, c) {
+				continue
+			}
+			return why
+		}
+	}
+	return ""
+}
+
+// movesAway says how the program changes its working directory to one
+// where its relative paths cannot be judged (cd with no argument, cd -,
+// popd, a directory known only at run time or outside the workspace, a
+// CDPATH setting), or "".
+func (s *subject) movesAway() string {
+	s.where()
+	return s.away
+}
+
+// bashEnv returns the path environment of a bash program: relative paths
+// are taken from each directory it may cd into.
+func (s *subject) bashEnv() *pathEnv {
+	s.where()
+	return s.env
+}
+
+// maxDirs bounds the directories a program is followed into.
+const maxDirs = 16
+
+// where works out the directories below the workspace root a bash
+// program may be in when it names a relative path. bash starts in the
+// root; each cd to a directory known when the program is written adds
+// it, joined to every directory already possible (the program may take
+// either branch of an if). Anything else that changes directory is
+// recorded in away.
+func (s *subject) where() {
+	if s.located {
+		return
+	}
+	s.located = true
+	s.env = &s.p.env
+	if !s.hasCmd {
+		return
+	}
+	prog := s.program()
+	if prog.err != nil {
+		return
+	}
+	e := &s.p.env
+	dirs := []string{"."}
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			for _, w := range c.words {
+				if strings.HasPrefix(w.text, "CDPATH=") || strings.HasPrefix(w.src, "CDPATH=") {
+					s.away = "it sets CDPATH, which changes where cd goes"
+					return
+				}
+			}
+			args := c.args()
+			if len(args) == 0 || !args[0].static {
+				continue
+			}
+			name := args[0].text
+			switch name {
+			case "cd", "pushd", "popd":
+			default:
+				continue
+			}
+			var target *word
+			for i := 1; i < len(args); i++ {
+				if a := args[i]; a.static && (a.text == "--" || len(a.text) > 1 && a.text[0] == '-') {
+					continue // cd -P, cd --
+				}
+				target = &args[i]
+				break
+			}
+			switch {
+			case name == "popd":
+				s.away = "popd goes back to a directory not known here"
+			case target == nil:
+				s.away = name + " with no directory goes to the home directory"
+			case !target.static:
+				s.away = fmt.Sprintf("%s %s goes to a directory known only at run time", name, target.src)
+			case target.text == "-":
+				s.away = name + " - goes back to a directory not known here"
+			}
+			if s.away != "" {
+				return
+			}
+			var next []string
+			for _, d := range dirs {
+				j := path.Clean(path.Join(d, filepath.ToSlash(target.text)))
+				if path.IsAbs(target.text) {
+					j = target.text
+				}
+				r, ok := e.dirRel(j)
+				if !ok {
+					s.away = fmt.Sprintf("%s %s goes to a directory outside the workspace", name, target.src)
+					return
+				}
+				next = append(next, r)
+			}
+			for _, r := range next {
+				if !slices.Contains(dirs, r) {
+					dirs = append(dirs, r)
+				}
+			}
+			if len(dirs) > maxDirs {
+				s.away = "it changes directory too often to follow"
+				return
+			}
+		}
+	}
+	if len(dirs) > 1 {
+		s.env = e.in(dirs)
+	}
+}
+
+// writesAnything reports a program that writes files or may: a write
+// redirect, or a command that writes or is not known.
+func (s *subject) writesAnything() bool {
+	prog := s.program()
+	for _, rd := range prog.redirs {
+		if rd.write {
+			return true
+		}
+	}
+	for _, list := range [][]*command{prog.cmds, prog.guesses} {
+		for _, c := range list {
+			if a := s.assessed(c); len(a.writes) > 0 || a.mayWriteAny() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesProtected says why a command writes a protected path: a file it
+// writes, or any word naming one in a command that is not in the table or
+// that writes, deletes or runs code (its writes are not all known).
+func (e *pathEnv) namesProtected(c *command, a *assessment) string {
+	if e.prot.Off {
+		return ""
+	}
+	for _, t := range a.writes {
+		for _, abs := range e.locate(t.w) {
+			if why := e.protected(abs); why != "" {
+				return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
+			}
+		}
+	}
+	if !a.mayWriteAny() {
+		return ""
+	}
+	args := c.args()
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		cands := []word{w}
+		if w.static {
+			cands = cands[:0]
+			for _, cand := range pathCandidates(w.text) {
+				cands = append(cands, lit(cand))
+			}
+		}
+		for _, cw := range cands {
+			for _, abs := range e.locate(cw) {
+				if why := e.protected(abs); why != "" {
+					return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// exactPathRule reports an allow rule of a tool reaching paths like tool
+// whose pattern is exactly the path (no wildcards), for every path.
+func exactPathRule(rules []Rule, tool string, paths []string) bool {
+	for _, r := range rules {
+		if r.Pattern == "" || !allowApplies(r.Tool, tool) || hasMeta(r.Pattern, "*?[{") {
+			continue
+		}
+		if allPaths(r.Pattern, paths) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactShellRule reports a bash allow rule with no wildcard that covers
+// the whole command.
+func exactShellRule(rules []Rule, c *command) bool {
+	for _, r := range rules {
+		if r.Tool != ShellTool || r.Pattern == "" || hasMeta(r.Pattern, "*?[") {
+			continue
+		}
+		if ok, _ := matchAllow(strings.Fields(r.Pattern), c.words, nil); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMeta reports an unescaped glob character of meta in a pattern.
+func hasMeta(pattern, meta string) bool {
+	for i := 0; i < len(pattern); i++ {
+		switch {
+		case pattern[i] == '\\':
+			i++
+		case strings.IndexByte(meta, pattern[i]) >= 0:
+			return true
+		}
+	}
+	return false
+}
+
 type allowance struct {
 	ok  bool
 	by  string // the rules that allowed it
@@ -498,7 +1074,7 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	var rules []Rule
 	for _, list := range [][]Rule{allow, session} {
 		for _, r := range list {
-			if r.Tool != s.call.Name {
+			if !allowApplies(r.Tool, s.call.Name) {
 				continue
 			}
 			if r.Pattern == "" {
@@ -532,14 +1108,22 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	case len(prog.cmds) == 0:
 		return allowance{why: "it runs no command a rule could cover"}
 	}
-	var by, uncovered []string
+	if away := s.movesAway(); away != "" {
+		return allowance{why: away + ", where an allow rule cannot judge its paths"}
+	}
+	var by, uncovered, blocked []string
 	for _, c := range prog.cmds {
 		found := false
+		guard := s.assessed(c).guard
 		for _, r := range rules {
-			if matchAllow(strings.Fields(r.Pattern), c.words) {
+			ok, stop := matchAllow(strings.Fields(r.Pattern), c.words, guard)
+			if ok {
 				by = appendNew(by, r.String())
 				found = true
 				break
+			}
+			if stop != "" {
+				blocked = appendNew(blocked, fmt.Sprintf("the * of %s does not cover %s", r, stop))
 			}
 		}
 		if !found {
@@ -548,6 +1132,9 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	}
 	if len(uncovered) == 0 {
 		return allowance{ok: true, by: strings.Join(by, ", ")}
+	}
+	if len(blocked) > 0 {
+		return allowance{why: blocked[0]}
 	}
 	if len(uncovered) == 1 {
 		return allowance{why: uncovered[0] + " is not covered by an allow rule"}

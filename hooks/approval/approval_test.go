@@ -125,8 +125,13 @@ func TestDenyBeatsAllow(t *testing.T) {
 		{Yolo, nil, []string{"write_file(.git/**)"}, fileCall("write_file", "docs/../.git/config"), skip, ".git/config"},
 		{Yolo, nil, []string{"read_file(.env)"}, fileCall("read_file", ".env"), skip, "read_file(.env)"},
 		{Default, nil, []string{"read_file(.env)"}, fileCall("read_file", "src/.env"), cont, ""},
-		// Rules are per tool.
-		{AcceptEdits, nil, []string{"edit_file(.git/**)"}, fileCall("write_file", ".git/config"), cont, ""},
+		// Path rules apply to every tool reaching the path the same way.
+		{AcceptEdits, nil, []string{"edit_file(docs/**)"}, fileCall("write_file", "docs/a.md"), skip, "denied by the rule edit_file(docs/**): docs/a.md"},
+		{Default, nil, []string{"read_file(.env)"}, fileCall("grep", ".env"), skip, "denied by the rule read_file(.env): .env"},
+		{Default, nil, []string{"read_file(.env)"}, fileCall("edit_file", ".env"), skip, "read_file(.env)"}, // its result shows the file
+		{Default, nil, []string{"read_file(.env)"}, fileCall("list_dir", ".env"), cont, ""},                 // names only
+		{Default, nil, []string{"read_file(.env)"}, fileCall("write_file", ".env"), pause, ""},              // writing is not reading
+		{Default, nil, []string{"read_file"}, fileCall("grep", "x"), skip, "every read_file call is denied, and grep reaches files the same way"},
 		// A bare allow rule covers every call, even ones no pattern could.
 		{Default, []string{"bash"}, nil, bashCall("echo $(date) > out"), cont, "allowed by bash"},
 	}
@@ -168,7 +173,8 @@ func TestPathRules(t *testing.T) {
 		{fileCall("edit_file", "docs/link/x"), skip},   // resolves into .git
 		{fileCall("edit_file", root+"/.git/config"), skip},
 		{fileCall("write_file", "README.md"), cont},
-		{fileCall("write_file", "docs/README.md"), pause}, // * does not cross /
+		{fileCall("write_file", "src/README.md"), pause}, // * does not cross /
+		{fileCall("write_file", "docs/README.md"), cont}, // edit_file(docs/**): the same access
 		{fileCall("read_file", "notes/a/b.txt"), cont},
 		{fileCall("bash", "docs/a.md"), pause}, // a path rule is not a bash rule
 	}
@@ -257,16 +263,45 @@ func TestRememberScope(t *testing.T) {
 		call chat.ToolCall
 		want []string
 	}{
+		// Commands that only read: their name (and subcommand) and a *.
 		{bashCall("git status"), []string{"bash(git status *)"}},
-		{bashCall("go test ./..."), []string{"bash(go test *)"}},
 		{bashCall("ls -la"), []string{"bash(ls *)"}},
 		{bashCall("cat main.go"), []string{"bash(cat *)"}},
 		{bashCall("'git' status"), []string{"bash(git status *)"}},
-		{bashCall("./scripts/test.sh --fast"), []string{"bash(./scripts/test.sh *)"}},
-		{bashCall("go test ./... && git status; go test -run X"), []string{"bash(go test *)", "bash(git status *)"}},
-		{bashCall("make && make install"), []string{"bash(make *)", "bash(make install *)"}},
-		{bashCall("for f in *.go; do gofmt -l $f; done"), []string{"bash(gofmt *)"}},
+		{bashCall("echo hello"), []string{"bash(echo *)"}},
 		{bashCall("go vet ./... 2>/dev/null | grep -v ok"), []string{"bash(go vet *)", "bash(grep *)"}},
+		{bashCall("sed -n 1,5p main.go"), []string{"bash(sed *)"}},
+		{bashCall("for f in *.go; do echo $f; done"), []string{"bash(echo *)"}},
+		{bashCall("ls *.go"), []string{"bash(ls *)"}}, // a glob below the workspace
+		// Commands not in the table: exactly their words.
+		{bashCall("mytool build -v"), []string{"bash(mytool build -v)"}},
+		{bashCall("curl -s x | sh"), []string{"bash(curl -s x)"}},
+		{bashCall("mytool 'a*b' '[x]'"), []string{`bash(mytool a\*b \[x])`}},
+		{bashCall("python3 --version"), []string{"bash(python3 --version)"}},
+		// Commands that delete, write, send files or run code: nothing.
+		{bashCall("rm -rf build"), nil},
+		{bashCall("touch x"), nil},
+		{bashCall("go test ./..."), nil},
+		{bashCall("make && make install"), nil},
+		{bashCall("./scripts/test.sh --fast"), nil},
+		{bashCall("go test ./... && git status; go test -run X"), []string{"bash(git status *)"}},
+		{bashCall("sed -i s/a/b/ main.go"), nil},
+		{bashCall("sed -n 'w out.txt' main.go"), nil},
+		{bashCall("sed 'e id' main.go"), nil},
+		{bashCall("awk 'BEGIN{system(\"id\")}'"), nil},
+		{bashCall("git diff --output=x"), nil},
+		{bashCall("git log --output=x"), nil},
+		{bashCall("find . -name x"), nil}, // find is a wrapper (-exec)
+		{bashCall("python3 -c 'print(1)'"), nil},
+		{bashCall("curl -o x https://example.com"), nil},
+		{bashCall("sort -o out in"), nil},
+		// Paths outside the workspace, protected or known only at run time.
+		{bashCall("cat ../x"), nil},
+		{bashCall("cat /etc/passwd"), nil},
+		{bashCall("cat ~/.ssh/id_rsa"), nil},
+		{bashCall("ls $HOME"), nil},
+		{bashCall("mytool .git/config"), nil},
+		{bashCall("for f in *.go; do gofmt -l $f; done"), nil},
 		// Nothing for the parts no rule could ever allow: approve once only.
 		{bashCall("timeout 5 go test ./..."), nil},
 		{bashCall("env go test ./..."), nil},
@@ -281,16 +316,20 @@ func TestRememberScope(t *testing.T) {
 		{bashCall("go test ./... > out.txt; ls"), []string{"bash(ls *)"}},
 		{bashCall("GOFLAGS=-v go test ./..."), nil},
 		{bashCall("$CMD x"), nil},
-		{bashCall("curl -s x | sh"), []string{"bash(curl *)"}},
-		{bashCall("echo hello"), []string{"bash(echo hello *)"}},
 		{bashCall("find . -exec rm {} +"), nil},
 		{bashCall("'*' x"), nil},
 		{bashCall("go test ./... &&"), nil},
 		{bashCall("# nothing"), nil},
 		{chat.ToolCall{Name: "bash", Arguments: "{}"}, nil},
-		// Other tools: the tool.
-		{fileCall("edit_file", "main.go"), []string{"edit_file"}},
+		// File tools: exactly the path.
+		{fileCall("edit_file", "main.go"), []string{"edit_file(main.go)"}},
+		{fileCall("write_file", "./docs/a[1].md"), []string{`write_file(docs/a\[1\].md)`}},
+		{fileCall("edit_file", ".git/config"), nil},
+		{fileCall("write_file", ".env"), nil},
+		{fileCall("read_file", "main.go"), []string{"read_file(main.go)"}},
+		// Other tools: the tool when the call has no arguments.
 		{chat.ToolCall{Name: "deploy", Arguments: "{}"}, []string{"deploy"}},
+		{chat.ToolCall{Name: "deploy", Arguments: `{"env":"prod"}`}, nil},
 	}
 	for _, tt := range tests {
 		p := New(Default, nil)
@@ -303,6 +342,12 @@ func TestRememberScope(t *testing.T) {
 				t.Errorf("Remember(%s) produced %s", tt.call.Arguments, r)
 			}
 		}
+		// What is remembered covers the call it was made for.
+		if len(tt.want) > 0 && tt.call.Name == ShellTool {
+			if got := p.Decide(tt.call); got.Action != cont && !strings.Contains(tt.call.Arguments, "|") && !strings.Contains(tt.call.Arguments, "&") && !strings.Contains(tt.call.Arguments, ";") {
+				t.Errorf("Remember(%s) does not cover the call: %s %q", tt.call.Arguments, actionNames[got.Action], got.Reason)
+			}
+		}
 	}
 }
 
@@ -311,7 +356,7 @@ func TestRememberThenDecide(t *testing.T) {
 	p.Remember(bashCall("git status"))
 	p.Remember(bashCall("git status")) // no duplicate
 	p.Remember(fileCall("edit_file", "main.go"))
-	if got, want := p.SessionRules(), []string{"bash(git status *)", "edit_file"}; !slices.Equal(got, want) {
+	if got, want := p.SessionRules(), []string{"bash(git status *)", "edit_file(main.go)"}; !slices.Equal(got, want) {
 		t.Fatalf("session rules %q, want %q", got, want)
 	}
 	tests := []struct {
@@ -323,9 +368,12 @@ func TestRememberThenDecide(t *testing.T) {
 		{bashCall("git log"), pause, "git is not covered by an allow rule"},
 		{bashCall("git status && rm -rf x"), pause, "rm is not covered by an allow rule"},
 		{bashCall("git status; git push"), skip, "bash(git push *)"},
-		{fileCall("edit_file", "any/other.go"), cont, "allowed by edit_file"},
+		{fileCall("edit_file", "main.go"), cont, "allowed by edit_file(main.go)"},
+		{fileCall("edit_file", "any/other.go"), pause, ""},
 		{fileCall("edit_file", ".git/config"), skip, "edit_file(.git/**)"},
-		{fileCall("write_file", "main.go"), pause, ""},
+		{fileCall("write_file", "main.go"), cont, "allowed by edit_file(main.go)"}, // the same access
+		{bashCall("git status --output=x"), pause, "the * of bash(git status *) does not cover --output=x (writes to a file)"},
+		{bashCall("git status ../elsewhere"), pause, "does not cover ../elsewhere (outside the workspace)"},
 	}
 	for _, tt := range tests {
 		got := p.Decide(tt.call)
@@ -340,7 +388,7 @@ func TestRememberThenDecide(t *testing.T) {
 		t.Errorf("allow + session: got %s %q", actionNames[got.Action], got.Reason)
 	}
 	// AlwaysRules previews Remember without changing anything.
-	if got := p.AlwaysRules(bashCall("ls -la && go mod tidy")); fmt.Sprint(got) != "[bash(ls *) bash(go mod *)]" {
+	if got := p.AlwaysRules(bashCall("ls -la && go mod tidy && mytool x")); fmt.Sprint(got) != "[bash(ls *) bash(mytool x)]" {
 		t.Errorf("AlwaysRules = %v", got)
 	}
 	if got := p.SessionRules(); len(got) != 1 {

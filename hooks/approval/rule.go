@@ -32,9 +32,17 @@ var ErrBadRule = errors.New("bad approval rule")
 // exactly: `bash(git status)` matches "git status" and not
 // "git status --short".
 //
+// A final `*` does not cover the words commands.go marks as risky (options
+// and scripts that write, delete or run code), words naming paths outside
+// the workspace, or words known only at run time in commands whose
+// arguments are files; see the package documentation.
+//
 // For any other tool the pattern is a doublestar glob (`**` crosses
 // directories) on the workspace-relative, cleaned path the call names:
-// `edit_file(docs/**)`, `read_file(.env)`.
+// `edit_file(docs/**)`, `read_file(.env)`. A path rule applies to every
+// file tool that reaches the path the same way (reading, editing or
+// listing), and deny rules on reading and editing apply to bash commands
+// naming the path (see the package documentation).
 type Rule struct {
 	Tool    string
 	Pattern string // "" matches every call of Tool
@@ -188,16 +196,24 @@ const (
 
 // matchAllow reports whether an allow rule's pattern covers a command's
 // words. A word known only at run time is covered by a final `*` alone.
-func matchAllow(pat []string, ws []word) bool {
+// guard (nil, or one entry per word) holds why the final `*` must not
+// cover a word (a risky option, a path outside the workspace); when that
+// stops a match that would otherwise be made, stop says why.
+func matchAllow(pat []string, ws []word, guard []string) (ok bool, stop string) {
 	for i, p := range pat {
 		if p == "*" && i == len(pat)-1 {
-			return true
+			for j := i; j < len(guard); j++ {
+				if guard[j] != "" {
+					return false, guard[j]
+				}
+			}
+			return true, ""
 		}
 		if i >= len(ws) || !ws[i].static || !globWord(p, ws[i].text) {
-			return false
+			return false, ""
 		}
 	}
-	return len(ws) == len(pat)
+	return len(ws) == len(pat), ""
 }
 
 // matchDeny matches a deny rule's pattern against a command's words (its

@@ -78,6 +78,13 @@ type program struct {
 	guesses []*command // commands a wrapper might run, for deny rules only
 	opaque  []string   // why no allow rule can cover the program
 	unsure  []string   // why deny rules cannot be checked soundly
+	redirs  []redirTarget
+}
+
+// redirTarget is a file a redirect writes or reads.
+type redirTarget struct {
+	w     word
+	write bool
 }
 
 // analyzeShell parses src as bash and finds what it runs.
@@ -225,6 +232,7 @@ func (a *analyzer) redirect(r *syntax.Redirect, c *ctx) {
 		if !target.static || !harmlessSinks[target.text] {
 			a.opaque(fmt.Sprintf("it writes to %s (%s)", target.src, c.text(r)))
 			c.writes = true
+			a.prog.redirs = append(a.prog.redirs, redirTarget{w: target, write: true})
 		}
 		if r.Op == syntax.RdrInOut && onStdin {
 			c.stdin = stdinFile
@@ -234,8 +242,10 @@ func (a *analyzer) redirect(r *syntax.Redirect, c *ctx) {
 		if !target.static || !(isFD(target.text) || harmlessSinks[target.text]) {
 			a.opaque(fmt.Sprintf("it writes to %s (%s)", target.src, c.text(r)))
 			c.writes = true
+			a.prog.redirs = append(a.prog.redirs, redirTarget{w: target, write: true})
 		}
 	case syntax.RdrIn:
+		a.prog.redirs = append(a.prog.redirs, redirTarget{w: target})
 		if onStdin {
 			c.stdin = stdinFile
 			if !target.static || specialFile(target.text) {
@@ -804,7 +814,7 @@ func (a *analyzer) simple(words []word, assigns int, c ctx) {
 		return
 	}
 	base := path.Base(name.text)
-	h, special := specials[base]
+	h, special := specials()[base]
 	if !special {
 		cmd.plain = !c.nested && !c.guess && !c.writes && assigns == 0
 		for _, w := range words {

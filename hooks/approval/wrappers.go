@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file knows the commands that run other commands: wrappers (env,
@@ -30,11 +31,10 @@ type unwrap struct {
 type handler func(args []word, c ctx) unwrap
 
 // specials maps the base name of a command to what it runs. Names not
-// here run nothing but themselves (as far as this check can know).
-var specials map[string]handler
-
-func init() {
-	specials = map[string]handler{
+// here run nothing but themselves (as far as this check can know). It is
+// built on first use.
+var specials = sync.OnceValue(func() map[string]handler {
+	specials := map[string]handler{
 		"env":       envCmd,
 		"xargs":     xargsCmd,
 		"find":      findCmd,
@@ -81,7 +81,8 @@ func init() {
 	for _, w := range []string{"su", "runuser", "flock", "script", "sg"} {
 		specials[w] = stringRunner(w)
 	}
-}
+	return specials
+})
 
 // runs returns an unwrap that runs args, if there are any.
 func runs(args []word) unwrap {

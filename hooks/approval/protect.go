@@ -1,0 +1,353 @@
+package approval
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Protected paths are files whose change can make code run later, outside
+// the call the user looked at, or that hold secrets: git's own files (a
+// .git/config core.fsmonitor line or a .git/hooks script runs on the next
+// git command), tackle's config and state (a command hook planted there
+// runs on tackle's next start), the hook and check scripts tackle's config
+// runs, shell startup files, and secret files such as .env.
+//
+// A write or edit of a protected path asks in every mode — accept-edits,
+// with an allow rule such as edit_file(**), and in yolo too — unless an
+// allow rule names that exact path (write_file(.git/config), or for bash a
+// rule without wildcards that covers the whole command), or protection is
+// switched off (Protection.Off, tackle's --dangerously-skip-protection).
+// Paths are matched after symbolic links are resolved, by name anywhere
+// (.git, .env, .bashrc at any depth) and by absolute path (the config and
+// state directories, ~/.gitconfig, ~/.ssh), so a workspace that is $HOME
+// or contains the config directory is covered.
+//
+// For bash the policy sees the files a command writes where the parser
+// can: redirects, the write operands of the commands in commands.go (cp,
+// mv, tee, touch, sed -i, dd of=, ln, install, git config, curl -o …), and
+// any word naming a protected path in a command that is not in the table
+// or that writes or runs code. Relative paths are judged from every
+// directory the program may cd into; a program that cds somewhere that
+// cannot be followed (home, -, outside the workspace, a directory known
+// only at run time) and then writes asks. It does not see a file written
+// by a program (python -c, a script, make), or a path built at run time.
+
+// Protection says which paths outside the workspace's own names are
+// protected and whether protection is on.
+type Protection struct {
+	// Home is the user's home directory: ~ in bash words, and the home
+	// of ~/.gitconfig, ~/.ssh and the shell startup files.
+	Home string
+	// ConfigDir and StateDir are tackle's configuration and state
+	// directories ($XDG_CONFIG_HOME/tackle, $XDG_STATE_HOME/tackle).
+	ConfigDir, StateDir string
+	// Files are more protected files, by absolute path: the hook and
+	// check scripts the configuration runs.
+	Files []string
+	// Off switches protection off: protected paths follow the mode and
+	// the rules like any other.
+	Off bool
+}
+
+// WithProtection configures protected paths. Without it, paths are
+// protected by name only (.git, .env, .bashrc …).
+func WithProtection(pr Protection) Option {
+	return func(p *Policy) {
+		pr.Files = slices.Clone(pr.Files)
+		p.env.prot = pr
+		p.env.shared = &protRoots{}
+	}
+}
+
+// shellStartup are the names of shell startup files.
+var shellStartup = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_env",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc",
+	".login", ".logout", ".xprofile", ".xinitrc", ".xsession", ".inputrc",
+}
+
+// secretNames are glob patterns of the base names of secret files.
+var secretNames = []string{
+	".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass",
+	".git-credentials", ".htpasswd", ".dockercfg", "credentials", "credentials.json",
+}
+
+// protectedName says why a path is protected by its names alone, or "".
+// p is slash-separated, relative or absolute.
+func protectedName(p string) string {
+	comps := strings.Split(strings.ToLower(p), "/")
+	for i, c := range comps {
+		switch {
+		case c == ".git":
+			return "git's own files: a change there can make git run commands"
+		case c == ".tackle":
+			return "tackle's project settings, which can run commands"
+		case c == "fish" && i+1 < len(comps) && (comps[i+1] == "config.fish" || comps[i+1] == "conf.d" || comps[i+1] == "functions"):
+			return "a shell startup file, which runs in every new shell"
+		}
+	}
+	lower := path.Base(strings.ToLower(p))
+	if slices.Contains(shellStartup, lower) {
+		return "a shell startup file, which runs in every new shell"
+	}
+	for _, g := range secretNames {
+		if ok, _ := path.Match(g, lower); ok {
+			return "a secret file"
+		}
+	}
+	return ""
+}
+
+// pathEnv resolves the paths calls name: against the workspace root (or
+// the directories a bash program may cd into), with the home directory
+// for ~, following symbolic links.
+type pathEnv struct {
+	root string // the workspace root, symbolic links resolved; "" if unknown
+	prot Protection
+	// dirs are the directories below the root a bash program may be in
+	// when it names a relative path ("." is the root); nil means the root.
+	dirs   []string
+	shared *protRoots
+}
+
+// protRoots are the absolute protected paths, resolved once.
+type protRoots struct {
+	once sync.Once
+	abs  []protRoot
+}
+
+// in returns the environment for a program that may be in dirs.
+func (e *pathEnv) in(dirs []string) *pathEnv {
+	c := *e
+	c.dirs = dirs
+	return &c
+}
+
+// bases returns the directories relative paths are taken from.
+func (e *pathEnv) bases() []string {
+	if len(e.dirs) == 0 {
+		return []string{e.root}
+	}
+	out := make([]string, len(e.dirs))
+	for i, d := range e.dirs {
+		out[i] = filepath.Join(e.root, filepath.FromSlash(d))
+	}
+	return out
+}
+
+// protRoot is an absolute protected file or directory.
+type protRoot struct {
+	path string
+	dir  bool // and everything below it
+	why  string
+}
+
+func (e *pathEnv) roots() []protRoot {
+	r := e.shared
+	r.once.Do(func() {
+		add := func(p string, dir bool, why string) {
+			if p == "" || !filepath.IsAbs(p) {
+				return
+			}
+			r.abs = append(r.abs, protRoot{path: realPath(filepath.Clean(p)), dir: dir, why: why})
+		}
+		pr := e.prot
+		add(pr.ConfigDir, true, "tackle's configuration: a command hook there runs on tackle's next start")
+		add(pr.StateDir, true, "tackle's state (sessions and trust)")
+		for _, f := range pr.Files {
+			add(f, false, "a script tackle's configuration runs as a hook or check")
+		}
+		if h := pr.Home; h != "" {
+			add(filepath.Join(h, ".gitconfig"), false, "git's configuration, which can make git run commands")
+			add(filepath.Join(h, ".config", "git"), true, "git's configuration, which can make git run commands")
+			add(filepath.Join(h, ".ssh"), true, "ssh keys and configuration")
+			add(filepath.Join(h, ".config", "tackle"), true, "tackle's configuration: a command hook there runs on tackle's next start")
+		}
+	})
+	return r.abs
+}
+
+// protected says why the file at abs (absolute, resolved) is protected,
+// or "".
+func (e *pathEnv) protected(abs string) string {
+	if e.prot.Off {
+		return ""
+	}
+	for _, r := range e.roots() {
+		if abs == r.path || r.dir && strings.HasPrefix(abs, r.path+string(filepath.Separator)) {
+			return r.why
+		}
+	}
+	p := filepath.ToSlash(abs)
+	if e.root != "" {
+		if rel, ok := e.rel(abs); ok {
+			p = rel // the workspace's own path above it does not count
+		}
+	}
+	return protectedName(p)
+}
+
+// rel returns abs relative to the workspace root, slash-separated, when
+// it is inside.
+func (e *pathEnv) rel(abs string) (string, bool) {
+	if e.root == "" {
+		return "", false
+	}
+	r, err := filepath.Rel(e.root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// locate returns the absolute, resolved paths a word may name: one per
+// directory the program may be in, for a relative path. It returns
+// nothing for a word known only at run time, except a leading ~ or $HOME,
+// which are expanded.
+func (e *pathEnv) locate(w word) []string {
+	s := w.text
+	if !w.static {
+		t := w.tmpl
+		rest, ok := "", false
+		for _, pre := range []string{"~/", "$HOME/", "${HOME}/"} {
+			if strings.HasPrefix(t, pre) && !w.subst {
+				rest, ok = t[len(pre):], true
+				break
+			}
+		}
+		if !ok || e.prot.Home == "" || strings.ContainsAny(rest, "$`*?[{~") {
+			return nil
+		}
+		s = filepath.Join(e.prot.Home, rest)
+	}
+	if s == "" {
+		return nil
+	}
+	p := filepath.FromSlash(s)
+	if filepath.IsAbs(p) || e.root == "" {
+		return []string{e.absPath(s)}
+	}
+	var out []string
+	for _, b := range e.bases() {
+		if a := realPath(filepath.Join(b, p)); !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// dirRel returns the directory p (relative to the root, slash-separated,
+// or absolute) relative to the root with symbolic links resolved, when it
+// is inside the workspace.
+func (e *pathEnv) dirRel(p string) (string, bool) {
+	if e.root == "" {
+		c := path.Clean(p)
+		if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
+			return "", false
+		}
+		return c, true
+	}
+	abs := filepath.FromSlash(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(e.root, abs)
+	}
+	abs = filepath.Clean(abs)
+	if _, ok := e.rel(abs); !ok {
+		return "", false
+	}
+	return e.rel(realPath(abs))
+}
+
+// absPath makes a path absolute against the workspace root and resolves
+// its symbolic links.
+func (e *pathEnv) absPath(s string) string {
+	p := filepath.FromSlash(s)
+	if !filepath.IsAbs(p) {
+		if e.root == "" {
+			return filepath.Clean(p) // no root: judged lexically
+		}
+		p = filepath.Join(e.root, p)
+	}
+	return realPath(filepath.Clean(p))
+}
+
+// outside says how a word that may be a path leads outside the
+// workspace, or "" when it does not (or cannot be a path there). A
+// relative path is judged from every directory the program may be in.
+func (e *pathEnv) outside(s string) string {
+	if harmlessSinks[s] || s == "/dev/stdin" || s == "-" {
+		return ""
+	}
+	if e.root == "" {
+		for _, d := range append([]string{"."}, e.dirs...) {
+			c := path.Clean(path.Join(d, s))
+			if path.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
+				return "outside the workspace"
+			}
+		}
+		return ""
+	}
+	p := filepath.FromSlash(s)
+	cands := []string{p}
+	if !filepath.IsAbs(p) {
+		cands = cands[:0]
+		for _, b := range e.bases() {
+			cands = append(cands, filepath.Join(b, p))
+		}
+	}
+	for _, c := range cands {
+		c = filepath.Clean(c)
+		if _, ok := e.rel(c); !ok {
+			return "outside the workspace"
+		}
+		if _, ok := e.rel(realPath(c)); !ok {
+			return "a symbolic link out of the workspace"
+		}
+	}
+	return ""
+}
+
+// realPath resolves the symbolic links of the longest existing part of p
+// (absolute, clean) and appends the rest: the file a write would reach,
+// even one that does not exist yet, or one a dangling link points to.
+func realPath(p string) string { return realPathN(p, 0) }
+
+func realPathN(p string, depth int) string {
+	var rest []string
+	cur := p
+	for i := 0; i < 256; i++ {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrInvalid) {
+			return p // a loop or a permission problem: keep the path as written
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinkHops {
+			// A dangling link: a write through it creates its target.
+			if t, rerr := os.Readlink(cur); rerr == nil {
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(cur), t)
+				}
+				return realPathN(filepath.Join(append([]string{filepath.Clean(t)}, rest...)...), depth+1)
+			}
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			break
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
+	}
+	return p
+}
+
+// maxLinkHops bounds the dangling links realPath follows.
+const maxLinkHops = 40

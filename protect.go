@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tackle-dev/tackle/agent/config"
+	"github.com/tackle-dev/tackle/hooks/approval"
+)
+
+// protection is what the approval policy protects beyond the names it
+// knows (.git, .env, .bashrc …): tackle's config and state directories,
+// the home directory's files, and the scripts the config runs as hooks
+// and checks. skip is --dangerously-skip-protection.
+func protection(cfg config.Config, root string, getenv func(string) string, skip bool) approval.Protection {
+	home := getenv("HOME")
+	pr := approval.Protection{Home: home, Off: skip}
+	if p, err := config.UserPath(getenv); err == nil {
+		pr.ConfigDir = filepath.Dir(p)
+	}
+	if dir, err := config.StateDir(getenv); err == nil {
+		pr.StateDir = dir
+	}
+	if cfg.Path != "" {
+		pr.Files = append(pr.Files, cfg.Path)
+	}
+	pr.Files = append(pr.Files, hookScripts(cfg, root)...)
+	return pr
+}
+
+// hookScripts returns the files the config's command hooks and check
+// commands run, as absolute paths: every word of their commands that is a
+// path (it has a /, or names a file in the workspace, where they run). A
+// script that does not exist yet is included: the model must not be able
+// to create it either.
+func hookScripts(cfg config.Config, root string) []string {
+	var words []string
+	for _, specs := range cfg.Hooks {
+		for _, s := range specs {
+			words = append(words, s.Command.Argv...)
+			words = append(words, strings.Fields(s.Command.Script)...)
+		}
+	}
+	for _, c := range cfg.Checks.Commands {
+		words = append(words, c.Run...)
+	}
+	var out []string
+	for _, w := range words {
+		w = strings.Trim(w, `'"`)
+		if w == "" || strings.HasPrefix(w, "-") {
+			continue
+		}
+		p := w
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		if !strings.Contains(w, "/") {
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				continue // a program found in PATH, or not a file at all
+			}
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
