@@ -275,7 +275,7 @@ func TestE2EInterruptedRunRedactsEveryResultAndFinishesEveryCall(t *testing.T) {
 				evs := streamEvents(t, r.stdout)
 				finishedOnce(t, evs, "call_cat", "call_read")
 				for _, ev := range evs {
-					if ev.Type == "tool_call_finished" && !strings.Contains(ev.content(), "OPENAI_API_KEY=[REDACTED]") {
+					if ev.Type == "tool_call_finished" && (!strings.Contains(ev.content(), "OPENAI_API_KEY=[REDACTED]") || !strings.Contains(ev.content(), "github: [REDACTED:github]")) {
 						t.Errorf("%s finished with %q, want its redacted content", ev.Call.ID, ev.content())
 					}
 				}
@@ -300,21 +300,25 @@ func TestE2EInterruptedBashCallPrintingTheKeyIsRedacted(t *testing.T) {
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			e := newE2E(t, "interrupt_bash.json")
-			if err := os.WriteFile(filepath.Join(e.workspace, "creds.txt"), []byte("OPENAI_API_KEY="+e2eKey+"\n"), 0o600); err != nil {
+			// tackle's own key, and a token it knows only by its shape.
+			const ghToken = "ghp_" + "R8s2kLmN4pQ7vX1zA9bC3dE5fG6hJ0kL2mN4"
+			if err := os.WriteFile(filepath.Join(e.workspace, "creds.txt"), []byte("OPENAI_API_KEY="+e2eKey+"\ngithub: "+ghToken+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			r := e.interrupt("--yes", "--output", format, "-p", "print the credentials")
 			if r.code != exitInterrupted {
 				t.Fatalf("exit %d, want %d", r.code, exitInterrupted)
 			}
-			if strings.Contains(r.stdout, e2eKey) || strings.Contains(r.stderr, e2eKey) {
-				t.Fatalf("the key reached the output of an interrupted run")
+			for _, secret := range []string{e2eKey, ghToken} {
+				if strings.Contains(r.stdout, secret) || strings.Contains(r.stderr, secret) {
+					t.Fatalf("%s… reached the output of an interrupted run", secret[:6])
+				}
 			}
 			if format == "stream-json" {
 				evs := streamEvents(t, r.stdout)
 				finishedOnce(t, evs, "call_slow")
 				for _, ev := range evs {
-					if ev.Type == "tool_call_finished" && !strings.Contains(ev.content(), "OPENAI_API_KEY=[REDACTED]") {
+					if ev.Type == "tool_call_finished" && (!strings.Contains(ev.content(), "OPENAI_API_KEY=[REDACTED]") || !strings.Contains(ev.content(), "github: [REDACTED:github]")) {
 						t.Errorf("result = %q, want what the command printed, redacted", ev.content())
 					}
 				}

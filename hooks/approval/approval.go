@@ -992,6 +992,9 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 	if e.prot.Off {
 		return ""
 	}
+	if a.config != "" {
+		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", oneLine(c.String()), a.config)
+	}
 	for _, t := range a.writes {
 		for _, abs := range e.locate(t.w) {
 			if why := e.protected(abs); why != "" {

@@ -198,6 +198,12 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"pnpm":  {effect: runsCode, subDefault: runsCode, subs: map[string]*toolSpec{"ls": ro, "list": ro}},
 		"pip":   {effect: runsCode, subDefault: runsCode, subs: map[string]*toolSpec{"list": ro, "show": ro, "freeze": ro}},
 		"pip3":  {effect: runsCode, subDefault: runsCode, subs: map[string]*toolSpec{"list": ro, "show": ro, "freeze": ro}},
+		// tackle itself: a run is an agent of its own (it runs code), and
+		// revoking a rule rewrites tackle's configuration, which may drop a
+		// deny rule.
+		"tackle": {effect: runsCode, subDefault: runsCode, subs: map[string]*toolSpec{
+			"permissions": {effect: readsOnly, check: tacklePermissionsCheck},
+		}},
 	}
 	return t
 })

@@ -45,7 +45,7 @@ func TestPermissionsListsRulesWithSources(t *testing.T) {
 }
 
 func TestRevokeTakesEffectAtOnce(t *testing.T) {
-	goTest := mustRule(t, "bash(go test *)")
+	gitStatus := mustRule(t, "bash(git status *)")
 	rm := mustRule(t, "bash(rm *)")
 	p := New(Yolo, nil, WithPermissions([]Permission{
 		{Rule: rm, Deny: true, Source: FromConfig, Origin: "c: deny[0]"},
@@ -62,12 +62,12 @@ func TestRevokeTakesEffectAtOnce(t *testing.T) {
 	}
 
 	p = New(Default, nil)
-	call := bashCall("go test ./...")
+	call := bashCall("git status --short")
 	p.Remember(call)
 	if got := p.Decide(call); got.Action != cont {
 		t.Fatalf("session rule: %s", actionNames[got.Action])
 	}
-	if !p.Revoke(Permission{Rule: goTest, Source: FromSession}) {
+	if !p.Revoke(Permission{Rule: gitStatus, Source: FromSession}) {
 		t.Fatal("Revoke of a session rule = false")
 	}
 	if got := p.Decide(call); got.Action != pause {
@@ -76,7 +76,7 @@ func TestRevokeTakesEffectAtOnce(t *testing.T) {
 	if len(p.Permissions()) != 0 {
 		t.Errorf("Permissions = %v", p.Permissions())
 	}
-	if p.Revoke(Permission{Rule: goTest, Source: FromSession}) {
+	if p.Revoke(Permission{Rule: gitStatus, Source: FromSession}) {
 		t.Error("revoking it twice = true")
 	}
 }

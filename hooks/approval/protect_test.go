@@ -259,3 +259,47 @@ func TestRealPath(t *testing.T) {
 }
 
 var _ = hooks.ToolPause
+
+// A prompt-injected model must not drop a deny rule through tackle's own
+// command line: `tackle permissions revoke` rewrites tackle's
+// configuration, which is protected in every mode, and no wide rule
+// covers it.
+func TestTacklePermissionsRevokeIsAProtectedWrite(t *testing.T) {
+	root := t.TempDir()
+	revokes := []string{
+		"tackle permissions revoke 'bash(git push *)'",
+		"tackle permissions revoke \"$RULE\"",
+		"/usr/local/bin/tackle permissions revoke 'bash(rm *)'",
+		"env FOO=1 tackle permissions revoke 'bash(rm *)'",
+		"cd docs && tackle permissions revoke 'bash(rm *)'",
+		"tackle permissions $SUB 'bash(rm *)'",
+	}
+	for _, mode := range []Mode{Default, AcceptEdits, Yolo} {
+		for _, allow := range [][]string{nil, {"bash(tackle *)"}, {"bash(tackle permissions *)"}, {"bash"}} {
+			p := mustPolicy(t, mode, allow, nil, WithWorkspace(root))
+			for _, cmd := range revokes {
+				got := p.Decide(bashCall(cmd))
+				if got.Action != pause || !strings.Contains(got.Reason, "tackle's configuration") {
+					t.Errorf("%s, allow %v, %q: got %s %q, want a Pause naming tackle's configuration", mode, allow, cmd, actionNames[got.Action], got.Reason)
+				}
+				for _, r := range p.AlwaysRules(bashCall(cmd)) {
+					if strings.Contains(r.String(), "tackle") {
+						t.Errorf("%q offers always rule %v", cmd, r)
+					}
+				}
+			}
+		}
+	}
+	// Listing only reads.
+	p := mustPolicy(t, Default, []string{"bash(tackle permissions *)"}, nil, WithWorkspace(root))
+	for _, cmd := range []string{"tackle permissions", "tackle permissions list"} {
+		if got := p.Decide(bashCall(cmd)); got.Action != cont {
+			t.Errorf("%q: got %s %q", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+	// --dangerously-skip-protection lets yolo run it.
+	p = mustPolicy(t, Yolo, nil, nil, WithWorkspace(root), WithProtection(Protection{Off: true}))
+	if got := p.Decide(bashCall("tackle permissions revoke 'bash(rm *)'")); got.Action != cont {
+		t.Errorf("yolo, protection off: got %s %q", actionNames[got.Action], got.Reason)
+	}
+}

@@ -167,6 +167,10 @@ type assessment struct {
 	dynamic bool
 	// outside names a word naming a path outside the workspace.
 	outside string
+	// config says how the command changes tackle's own configuration
+	// (tackle permissions revoke), which is protected wherever the file
+	// is; "" when it does not.
+	config string
 }
 
 // mayWriteAny reports a command that may write files the table does not

@@ -542,3 +542,23 @@ func firstOperand(a *assessment, p *parsed, name, why string) {
 		a.flag(p, p.operands[0], why)
 	}
 }
+
+// tacklePermissionsCheck: tackle permissions revoke rewrites tackle's
+// configuration file (tackle permissions and tackle permissions list
+// only read it).
+func tacklePermissionsCheck(a *assessment, p *parsed) {
+	if len(p.operands) == 0 {
+		return
+	}
+	i := p.operands[0]
+	switch w := p.args[i]; {
+	case w.static && w.text == "list":
+		return
+	case w.static && w.text == "revoke":
+		a.config = "revokes a rule of tackle's configuration file"
+	default:
+		a.config = "may change tackle's configuration file"
+	}
+	a.raise(writes)
+	a.flag(p, i, a.config)
+}
