@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/tackle-dev/tackle/internal/suggest"
 )
 
 // Dir returns the directory that holds user themes for the given environment
@@ -163,7 +165,7 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 	var errs []error
 	for _, k := range sortedKeys(top) {
 		if !slices.Contains(topFields, k) {
-			errs = append(errs, fail(k, "unknown field%s", suggest(k, topFields)))
+			errs = append(errs, fail(k, "unknown field%s", didYouMean(k, topFields)))
 		}
 	}
 
@@ -217,7 +219,7 @@ func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, er
 	known := PaletteFields()
 	for _, k := range sortedKeys(colours) {
 		if !slices.Contains(known, k) {
-			errs = append(errs, fail("palette."+k, "unknown colour%s", suggest(k, known)))
+			errs = append(errs, fail("palette."+k, "unknown colour%s", didYouMean(k, known)))
 		}
 	}
 	pv := reflect.ValueOf(&t.Palette).Elem()
@@ -345,37 +347,12 @@ func abbreviate(raw json.RawMessage) string {
 	return s
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest known name within a
+// didYouMean returns ` (did you mean "x"?)` for the closest known name within a
 // small edit distance, or the known names.
-func suggest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+func didYouMean(name string, known []string) string {
+	best := suggest.Closest(name, known)
 	if best == "" {
 		return " (want one of " + strings.Join(known, ", ") + ")"
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

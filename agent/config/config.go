@@ -29,6 +29,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/internal/suggest"
 )
 
 // Config is the contents of a config file. Zero fields are unset; a
@@ -231,14 +232,7 @@ var fieldIndex = sync.OnceValue(func() map[string]int {
 // name when one is close.
 func unknownField(name string, idx map[string]int) error {
 	known := slices.Sorted(maps.Keys(idx))
-	best, dist := "", 3
-	for _, k := range known {
-		d := editDistance(strings.ToLower(name), k)
-		if d < dist || d == dist && best != "" && len(k) == len(name) && len(best) != len(name) {
-			best, dist = k, d
-		}
-	}
-	if best != "" {
+	if best := suggest.Closest(strings.ToLower(name), known); best != "" {
 		return fmt.Errorf("unknown field (did you mean %q?)", best)
 	}
 	return fmt.Errorf("unknown field (the fields are %s)", strings.Join(known, ", "))
@@ -341,32 +335,6 @@ func goKind(t reflect.Type) string {
 		return "an object"
 	}
 	return t.String()
-}
-
-// editDistance is the number of edits (insert, delete, replace, swap
-// two neighbours) that turn a into b.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1) // a transposition
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // position turns a byte offset into a 1-based line and column.
