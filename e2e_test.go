@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // tackleBin is the binary built once for all end-to-end tests.

@@ -19,9 +19,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
-	"github.com/tackle-dev/tackle/agent/config"
-	"github.com/tackle-dev/tackle/agent/headless"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -29,7 +26,10 @@ import (
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
+	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/tui/headless"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

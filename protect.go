@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tackle-dev/tackle/agent/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // protection is what the approval policy protects beyond the names it

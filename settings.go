@@ -13,8 +13,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/tackle-dev/tackle/agent/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // setting is one flag whose value the config file may give too (in the

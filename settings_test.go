@@ -7,7 +7,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/tackle-dev/tackle/agent/config"
+	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // TestSettingsNameRealFlagsAndFields: each setting names a flag of the

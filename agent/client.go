@@ -3,7 +3,7 @@ package agent
 import (
 	"context"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Client streams one model reply. Implementations emit TextDelta events as

@@ -15,8 +15,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 const llmScripts = "../testdata/llm/"

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // DefaultMaxRequests is the per-run cap on model requests.

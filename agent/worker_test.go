@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // testTools is a small real toolbox: "upper" upper-cases its text, "wait"

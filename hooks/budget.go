@@ -3,7 +3,7 @@ package hooks
 import (
 	"fmt"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // DefaultRetryBudget is the number of consecutive ContinueWithMessages

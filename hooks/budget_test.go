@@ -3,8 +3,8 @@ package hooks_test
 import (
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func feedback(texts ...string) []chat.Message {

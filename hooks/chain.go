@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Sentinel errors wrapped by the failures reported in Decision.Error.

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // harness drives one event's registration and chain generically, so that

@@ -8,9 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // mask is a Protect hook that replaces "SECRET" and counts its calls.

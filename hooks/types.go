@@ -10,7 +10,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Event names a point in the turn loop where hooks run.

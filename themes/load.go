@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tackle-dev/tackle/internal/suggest"
+	"github.com/tackle-dev/tackle/tools/suggest"
 )
 
 // Dir returns the directory that holds user themes for the given environment

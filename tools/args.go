@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/suggest"
 )
 
 // quoteLimit is how much of a bad call the model is shown back.
@@ -242,12 +243,14 @@ func (as *argSchema) suggest(name string) string {
 	norm := func(s string) string {
 		return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
 	}
-	for _, f := range as.fields {
+	names := make([]string, len(as.fields))
+	for i, f := range as.fields {
 		if norm(f.name) == norm(name) {
 			return f.name
 		}
+		names[i] = f.name
 	}
-	return ""
+	return suggest.Closest(name, names)
 }
 
 // jsonIs reports whether the raw JSON value v has JSON Schema type t.

@@ -96,6 +96,7 @@ func TestDecodeArguments(t *testing.T) {
 		{"unknown field", `{"path": "a", "bogus": 1}`, []string{`unknown field "bogus"`}},
 		{"misspelt field", `{"Path": "a"}`, []string{`unknown field "Path" (did you mean "path"?)`, `missing required field "path"`}},
 		{"camel case", `{"path": "a", "Count": 1}`, []string{`(did you mean "count"?)`}},
+		{"typo", `{"pth": "a"}`, []string{`unknown field "pth" (did you mean "path"?)`, `missing required field "path"`}},
 		{"schema bounds", `{"path": "a", "small": 300}`, []string{"small", "maximum"}},
 		{"array items", `{"path": "a", "tags": [1]}`, []string{"tags"}},
 		{"long input is quoted briefly", long, []string{"more bytes)", `field "count" must be an integer`}},

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // testEnv is a small environment for commands, with secrets in it.

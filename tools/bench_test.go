@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // BenchmarkGrepGoroot greps the Go source tree, the way the model would.

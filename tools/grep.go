@@ -20,7 +20,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Caps of grep.

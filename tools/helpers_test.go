@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // newTestRegistry returns a registry on a fresh workspace and the

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // ErrDuplicateTool is returned by Registry.Add for a name already taken.

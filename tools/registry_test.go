@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestRegistry(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Environment of TestTempJournalHelperWriter, run as a child process.

@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // startTurn shows the user's message and runs a turn with it.

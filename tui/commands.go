@@ -6,9 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // commands are the slash commands, for /help and for telling a command

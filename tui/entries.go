@@ -9,8 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // renderCtx is what entries need to draw themselves.
@@ -67,7 +67,7 @@ func (e *userEntry) render(rc *renderCtx) []string {
 
 // ---- assistant messages ----
 
-// mdStream is the part of a tui/markdown stream the transcript uses: text
+// mdStream is the part of a tui/internal/markdown stream the transcript uses: text
 // is written as it arrives, finished blocks are rendered once and cached,
 // and only the open block is rendered again.
 type mdStream interface {

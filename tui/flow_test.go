@@ -18,11 +18,11 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // probe wraps the root model and publishes the screen after every

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // conversation plays a short session with every kind of entry.
@@ -54,7 +54,7 @@ func TestGoldenConversation(t *testing.T) {
 
 // TestGoldenColour pins the colours of the UI's own drawing (the
 // markdown renderer's colours have golden files of their own in
-// tui/markdown): tool lines, checks, the approval dialog with a diff, the
+// tui/internal/markdown): tool lines, checks, the approval dialog with a diff, the
 // editor and the status line, at the 256-colour profile.
 func TestGoldenColour(t *testing.T) {
 	hs := newHarness(t)

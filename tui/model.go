@@ -1,6 +1,6 @@
 // Package tui is tackle's interactive terminal UI: a Bubble Tea v2 program
 // on top of the agent's Worker. It shows the conversation as it streams
-// (markdown rendered by tui/markdown in the active theme), tool calls and
+// (markdown rendered by tui/internal/markdown in the active theme), tool calls and
 // their results, hook decisions and turn-end checks; asks for approval of
 // paused tool calls in a modal; and takes prompts in a multi-line editor.
 //
@@ -28,10 +28,10 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
-	"github.com/tackle-dev/tackle/tui/markdown"
+	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tui/internal/markdown"
 )
 
 // Agent is the part of the Worker the UI drives.

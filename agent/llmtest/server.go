@@ -34,7 +34,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Server is a running scripted server. Its methods are safe for concurrent

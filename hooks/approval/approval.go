@@ -103,8 +103,8 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // HookName is the name the policy's hook has in the decision trace.

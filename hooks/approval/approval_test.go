@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestKindOf(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // secretTree makes a workspace with a .env, a link to it and a nested

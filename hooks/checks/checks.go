@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // HookName is the name of every hook of the checks in the decision trace.

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // testEnv is the base environment of the hooks under test.

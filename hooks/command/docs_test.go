@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // The examples of docs/hooks.md, run as written (testdata/hooks holds the

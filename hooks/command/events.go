@@ -10,8 +10,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // ---- what a hook reads on stdin ----

@@ -14,9 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // readPID reads a pid a hook wrote to dir/name.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestProtectCommandHookRunsOnResultsOfAStoppedRun(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestRedactsResultsOfAStoppedRun(t *testing.T) {

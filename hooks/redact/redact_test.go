@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
 	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestRedactsBeforeOtherHooksSeeTheResult(t *testing.T) {

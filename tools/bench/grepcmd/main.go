@@ -15,8 +15,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"io"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Format is an output format of non-interactive runs.

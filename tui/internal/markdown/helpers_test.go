@@ -17,7 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/markdown")
 
 // goldenDir holds the golden files and their markdown inputs.
-const goldenDir = "../../testdata/markdown"
+const goldenDir = "../../../testdata/markdown"
 
 // requireGolden compares out with testdata/markdown/name.golden. Golden
 // files hold the output with escape sequences quoted, one line per line, so

@@ -1,9 +1,9 @@
 // Package config loads tackle's user configuration file,
 // $XDG_CONFIG_HOME/tackle/config.json (~/.config/tackle/config.json when
-// XDG_CONFIG_HOME is unset).
-//
-// Precedence is flags > environment > config file: the CLI feeds the file's
-// values in as flag defaults.
+// XDG_CONFIG_HOME is unset), which the front ends (main, tui, headless)
+// read. It only decodes: the CLI layers defaults, the file, the
+// environment and flags (in that order of precedence, lowest first) and
+// validates each setting once, naming where its value came from.
 //
 // A project's own .tackle/config.json is not read: anything in it that can
 // run code (hooks, checks, allow rules) must first be trusted by the user,
@@ -29,7 +29,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
-	"github.com/tackle-dev/tackle/internal/suggest"
+	"github.com/tackle-dev/tackle/tools/suggest"
 )
 
 // Config is the contents of a config file. Zero fields are unset; a

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // scriptedRunner pauses once with two pending calls, then finishes, and

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Printer writes the Worker's events in one format. Event is safe to call

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/chat"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestWarningsReachStderrInEveryFormat(t *testing.T) {
