@@ -37,27 +37,34 @@ type EditFileArgs struct {
 // Paths returns the file the call edits.
 func (a EditFileArgs) Paths() []string { return []string{a.Path} }
 
-func (r *Registry) editFileTool() *Tool {
-	return New("edit_file", editFileDescription, false, r.editFile)
+// editFileTool is edit_file: it replaces text in a file, refusing one
+// that changed since the model last saw it.
+type editFileTool struct {
+	ws    *Workspace
+	files *fileState
 }
 
-func (r *Registry) editFile(ctx context.Context, a EditFileArgs) (Result, error) {
+func (t editFileTool) tool() *Tool {
+	return New("edit_file", editFileDescription, false, t.run)
+}
+
+func (t editFileTool) run(ctx context.Context, a EditFileArgs) (Result, error) {
 	switch {
 	case a.OldString == "":
 		return Fail("old_string is empty. Give the exact text to replace; to create a file or replace all of it, use write_file."), nil
 	case a.OldString == a.NewString:
 		return Fail("old_string and new_string are identical, so there is nothing to change."), nil
 	}
-	rel, err := r.ws.resolveFile(a.Path)
+	rel, err := t.ws.resolveFile(a.Path)
 	if err != nil {
-		return r.ws.failPath(a.Path, err), nil
+		return t.ws.failPath(a.Path, err), nil
 	}
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
+	t.files.writeMu.Lock()
+	defer t.files.writeMu.Unlock()
 
-	f, fi, err := r.ws.openRegular(rel)
+	f, fi, err := t.ws.openRegular(rel)
 	if err != nil {
-		res := r.ws.failPath(a.Path, err)
+		res := t.ws.failPath(a.Path, err)
 		if errors.Is(err, fs.ErrNotExist) {
 			res.Content += " To create a new file, use write_file."
 		}
@@ -76,7 +83,7 @@ func (r *Registry) editFile(ctx context.Context, a EditFileArgs) (Result, error)
 	if why := binaryReason(data); why != "" {
 		return Fail("%s looks like a binary file (%s); edit_file only edits text.", shown, why), nil
 	}
-	if why := r.files.check(rel, stampOf(fi, data), "edit"); why != "" {
+	if why := t.files.check(rel, stampOf(fi, data), "edit"); why != "" {
 		return Fail("%s", why), nil
 	}
 
@@ -99,12 +106,10 @@ func (r *Registry) editFile(ctx context.Context, a EditFileArgs) (Result, error)
 		count = -1
 	}
 	updated := strings.Replace(content, old, repl, count)
-	if err := r.ws.writeAtomic(rel, []byte(updated), keepMode(fi)); err != nil {
-		return Fail("Could not write %s: %v. The file was left as it was.", shown, r.ws.fileError(a.Path, err)), nil
+	if err := t.ws.writeAtomic(rel, []byte(updated), keepMode(fi)); err != nil {
+		return Fail("Could not write %s: %v. The file was left as it was.", shown, t.ws.fileError(a.Path, err)), nil
 	}
-	if fi, err := r.ws.root.Stat(rel); err == nil {
-		r.files.record(rel, stampOf(fi, []byte(updated)))
-	}
+	t.files.recordWritten(rel, []byte(updated))
 	diff := capDiff(udiff.Unified("a/"+shown, "b/"+shown, content, updated))
 	return OK(fmt.Sprintf("Edited %s: replaced %s.\n%s", shown, plural(n, "occurrence"), diff)), nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -16,41 +15,38 @@ import (
 var ErrDuplicateTool = errors.New("duplicate tool name")
 
 // Registry holds the tools of one session, looks them up by name and runs
-// calls. It implements the agent's Toolbox. The built-in tools share the
-// Registry's session state: the workspace, and what the model has read,
-// which edit_file and write_file check before changing a file. A
-// Registry is safe for concurrent use; calls may run in parallel.
+// calls. It implements the agent's Toolbox. Each built-in tool is a value
+// holding what it needs: the workspace, and for read_file, write_file
+// and edit_file the session's fileState (what the model has read, which
+// edit_file and write_file check before changing a file). A Registry is
+// safe for concurrent use; calls may run in parallel.
 type Registry struct {
 	ws    *Workspace
+	files *fileState
 	tools map[string]*Tool
 	names []string // sorted
+}
 
-	files fileStates
-	// writeMu serialises the file tools that change files, so that two
-	// parallel edits of one file cannot both pass the staleness check.
-	writeMu sync.Mutex
-
-	bash bashConfig
-
-	// readable, if set, says whether a file may be read: see
-	// WithReadFilter.
-	readable func(rel string) bool
+// options are what Options set: the configuration of the built-in tools.
+type options struct {
+	bash     bashConfig
+	readable readFilter
 }
 
 // Option configures a Registry.
-type Option func(*Registry)
+type Option func(*options)
 
 // WithEnv sets the environment bash commands start from (before secrets
 // are removed); the default is the process environment at each call.
 func WithEnv(env []string) Option {
-	return func(r *Registry) { r.bash.env = slices.Clone(env) }
+	return func(o *options) { o.bash.env = slices.Clone(env) }
 }
 
 // WithKillGrace sets how long a bash command's process group has between
 // SIGTERM and SIGKILL once it timed out or was cancelled; the default is
 // DefaultKillGrace.
 func WithKillGrace(d time.Duration) Option {
-	return func(r *Registry) { r.bash.killGrace = d }
+	return func(o *options) { o.bash.killGrace = d }
 }
 
 // WithReadFilter sets a filter on the files whose contents the tools show:
@@ -61,13 +57,17 @@ func WithKillGrace(d time.Duration) Option {
 // skips it, so that a deny rule on reading a file also holds for a search
 // of the whole workspace.
 func WithReadFilter(readable func(rel string) bool) Option {
-	return func(r *Registry) { r.readable = readable }
+	return func(o *options) { o.readable = readable }
 }
 
-// mayRead applies the read filter to rel (an OS path relative to the
-// workspace root).
-func (r *Registry) mayRead(rel string) bool {
-	return r.readable == nil || r.readable(display(rel))
+// readFilter says whether a file's contents may be shown (see
+// WithReadFilter); nil allows every file.
+type readFilter func(rel string) bool
+
+// allows applies the filter to rel (an OS path relative to the workspace
+// root).
+func (f readFilter) allows(rel string) bool {
+	return f == nil || f(display(rel))
 }
 
 // failDenied is the result for a file the read filter refuses.
@@ -78,21 +78,23 @@ func failDenied(rel string) Result {
 // NewRegistry returns a registry holding the built-in tools (read_file,
 // write_file, edit_file, list_dir, glob, grep, bash), all confined to ws.
 func NewRegistry(ws *Workspace, opts ...Option) *Registry {
-	r := &Registry{
-		ws:    ws,
-		tools: make(map[string]*Tool),
-		bash: bashConfig{
-			killGrace:      DefaultKillGrace,
-			defaultTimeout: DefaultBashTimeout,
-			maxTimeout:     MaxBashTimeout,
-		},
+	o := options{bash: bashConfig{
+		killGrace:      DefaultKillGrace,
+		defaultTimeout: DefaultBashTimeout,
+		maxTimeout:     MaxBashTimeout,
+	}}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	for _, o := range opts {
-		o(r)
-	}
+	r := &Registry{ws: ws, files: newFileState(ws), tools: make(map[string]*Tool)}
 	for _, t := range []*Tool{
-		r.readFileTool(), r.writeFileTool(), r.editFileTool(),
-		r.listDirTool(), r.globTool(), r.grepTool(), r.bashTool(),
+		readFileTool{ws: ws, files: r.files, readable: o.readable}.tool(),
+		writeFileTool{ws: ws, files: r.files}.tool(),
+		editFileTool{ws: ws, files: r.files}.tool(),
+		listDirTool{ws: ws}.tool(),
+		globTool{ws: ws}.tool(),
+		grepTool{ws: ws, readable: o.readable}.tool(),
+		bashTool{dir: ws.Dir(), cfg: o.bash}.tool(),
 	} {
 		if err := r.Add(t); err != nil {
 			panic(err) // the built-in names are distinct
@@ -183,28 +185,7 @@ type CallInfo struct {
 // file (gofmt at turn end) and told the model, so that change must not
 // make the model's next edit look stale. A file the model never read or
 // wrote stays unknown.
-func (r *Registry) Acknowledge(path string) error {
-	rel, err := r.ws.Resolve(path)
-	if err != nil {
-		return err
-	}
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
-	if !r.files.known(rel) {
-		return nil
-	}
-	f, fi, err := r.ws.openRegular(rel)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := stampFile(f, fi)
-	if err != nil {
-		return err
-	}
-	r.files.record(rel, st)
-	return nil
-}
+func (r *Registry) Acknowledge(path string) error { return r.files.acknowledge(path) }
 
 // Inspect decodes a call for an approval policy without running it. The
 // error is an *ArgsError for arguments the tool would refuse, or an error
