@@ -26,7 +26,6 @@ import (
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
-	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/config"
 	"github.com/tackle-dev/tackle/tui/headless"
@@ -274,17 +273,10 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
 
-	s.policy = approval.New(approval.Mode(c.Mode), nil,
+	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
 		approval.WithProtection(protection(cfg, s.root, stdio.getenv, c.NoProtect)),
-		approval.WithPaths(func(call chat.ToolCall) []string {
-			info, err := s.toolbox.Inspect(call)
-			if err != nil {
-				return nil
-			}
-			return info.Paths
-		}),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
 	redactHook, err := redact.Hook(append(tools.SecretValues(os.Environ()), apiKey), cfg.Redact)
@@ -438,6 +430,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 		NewAgent: newWorker,
 		Bridge:   bridge,
 		Policy:   s.policy,
+		Tools:    s.toolbox,
 		Model:    c.Model,
 		Workdir:  s.root,
 		ReadFile: func(path string) ([]byte, error) {

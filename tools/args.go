@@ -312,3 +312,29 @@ func article(typeName string) string {
 		return "a " + typeName
 	}
 }
+
+// summary lists the fields of decoded arguments that are set, in schema
+// order, as name: value (strings as they are, other values as JSON).
+func (as *argSchema) summary(args any) string {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return ""
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &set); err != nil {
+		return string(raw)
+	}
+	var parts []string
+	for _, f := range as.fields {
+		v, ok := set[f.name]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		parts = append(parts, f.name+": "+s)
+	}
+	return strings.Join(parts, ", ")
+}

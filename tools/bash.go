@@ -28,6 +28,9 @@ const (
 	bashTailBytes = 15 << 10 // output kept from the end
 )
 
+// Bash is the name of the bash tool.
+const Bash = "bash"
+
 //go:embed descriptions/bash.md
 var bashDescription string
 
@@ -36,6 +39,9 @@ type BashArgs struct {
 	Command   string `json:"command" jsonschema:"The command to run with bash -c in the workspace root."`
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"How long the command may run, in milliseconds, at most 600000 (10 minutes). Default 120000 (2 minutes)."`
 }
+
+// Summary gives the command.
+func (a BashArgs) Summary() string { return a.Command }
 
 type bashConfig struct {
 	env            []string // nil: the process environment
@@ -51,7 +57,7 @@ type bashTool struct {
 }
 
 func (t bashTool) tool() *Tool {
-	return New("bash", bashDescription, false, t.run)
+	return New(Bash, bashDescription, KindExec, t.run)
 }
 
 // How a command ended, when it did not end by itself.

@@ -23,6 +23,9 @@ const (
 	maxEditSize = 64 << 20 // larger files are not edited
 )
 
+// EditFile is the name of the edit_file tool.
+const EditFile = "edit_file"
+
 //go:embed descriptions/edit_file.md
 var editFileDescription string
 
@@ -33,6 +36,9 @@ type EditFileArgs struct {
 	NewString  string `json:"new_string" jsonschema:"The text to put in its place (empty to delete). Must differ from old_string."`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string instead of exactly one. Default false."`
 }
+
+// Summary gives the file it edits.
+func (a EditFileArgs) Summary() string { return a.Path }
 
 // Paths returns the file the call edits.
 func (a EditFileArgs) Paths() []string { return []string{a.Path} }
@@ -45,7 +51,7 @@ type editFileTool struct {
 }
 
 func (t editFileTool) tool() *Tool {
-	return New("edit_file", editFileDescription, false, t.run)
+	return New(EditFile, editFileDescription, KindEdit, t.run)
 }
 
 func (t editFileTool) run(ctx context.Context, a EditFileArgs) (Result, error) {

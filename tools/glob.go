@@ -19,6 +19,9 @@ import (
 // maxGlobResults caps glob's output.
 const maxGlobResults = 500
 
+// Glob is the name of the glob tool.
+const Glob = "glob"
+
 //go:embed descriptions/glob.md
 var globDescription string
 
@@ -28,6 +31,9 @@ type GlobArgs struct {
 	Path    string `json:"path,omitempty" jsonschema:"The directory to search in, relative to the workspace root. Default: the workspace root."`
 }
 
+// Summary gives the pattern, and the directory searched if not the root.
+func (a GlobArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
+
 // Paths returns the directory the call searches.
 func (a GlobArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
@@ -35,7 +41,7 @@ func (a GlobArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 type globTool struct{ ws *Workspace }
 
 func (t globTool) tool() *Tool {
-	return New("glob", globDescription, true, t.run)
+	return New(Glob, globDescription, KindRead, t.run)
 }
 
 func (t globTool) run(ctx context.Context, a GlobArgs) (Result, error) {
@@ -146,4 +152,13 @@ func relTo(base, p string) string {
 	}
 	r, _ := filepath.Rel(base, p)
 	return filepath.ToSlash(r)
+}
+
+// patternIn summarises a search: the pattern, and the path searched when
+// one is given.
+func patternIn(pattern, path string) string {
+	if path == "" {
+		return pattern
+	}
+	return pattern + "  in " + path
 }

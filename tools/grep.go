@@ -33,6 +33,9 @@ const (
 	keepBuffer       = 4 << 20  // larger buffers are not reused
 )
 
+// Grep is the name of the grep tool.
+const Grep = "grep"
+
 //go:embed descriptions/grep.md
 var grepDescription string
 
@@ -47,6 +50,9 @@ type GrepArgs struct {
 	After      int    `json:"after,omitempty" jsonschema:"Lines of context to show after each matching line; overrides context."`
 }
 
+// Summary gives the pattern, and the file or directory searched if not the root.
+func (a GrepArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
+
 // Paths returns the file or directory the call searches.
 func (a GrepArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
@@ -58,7 +64,7 @@ type grepTool struct {
 }
 
 func (t grepTool) tool() *Tool {
-	return New("grep", grepDescription, true, t.run)
+	return New(Grep, grepDescription, KindRead, t.run)
 }
 
 func (t grepTool) run(ctx context.Context, a GrepArgs) (Result, error) {

@@ -14,6 +14,9 @@ import (
 // maxListEntries caps list_dir's output.
 const maxListEntries = 1000
 
+// ListDir is the name of the list_dir tool.
+const ListDir = "list_dir"
+
 //go:embed descriptions/list_dir.md
 var listDirDescription string
 
@@ -22,6 +25,9 @@ type ListDirArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"The directory to list, relative to the workspace root. Default: the workspace root."`
 }
 
+// Summary gives the directory it lists, if not the root.
+func (a ListDirArgs) Summary() string { return a.Path }
+
 // Paths returns the directory the call lists.
 func (a ListDirArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
@@ -29,7 +35,7 @@ func (a ListDirArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 type listDirTool struct{ ws *Workspace }
 
 func (l listDirTool) tool() *Tool {
-	return New("list_dir", listDirDescription, true, l.run)
+	return New(ListDir, listDirDescription, KindRead, l.run)
 }
 
 func (l listDirTool) run(ctx context.Context, a ListDirArgs) (Result, error) {

@@ -22,6 +22,9 @@ const (
 	maxLineBytes = 2000      // bytes shown of one line
 )
 
+// ReadFile is the name of the read_file tool.
+const ReadFile = "read_file"
+
 //go:embed descriptions/read_file.md
 var readFileDescription string
 
@@ -31,6 +34,9 @@ type ReadFileArgs struct {
 	Offset int    `json:"offset,omitempty" jsonschema:"The line number to start reading at, 1-based. Default 1."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"The maximum number of lines to return. Default 2000."`
 }
+
+// Summary gives the file it reads.
+func (a ReadFileArgs) Summary() string { return a.Path }
 
 // Paths returns the file the call reads.
 func (a ReadFileArgs) Paths() []string { return []string{a.Path} }
@@ -44,7 +50,7 @@ type readFileTool struct {
 }
 
 func (t readFileTool) tool() *Tool {
-	return New("read_file", readFileDescription, true, t.run)
+	return New(ReadFile, readFileDescription, KindRead, t.run)
 }
 
 func (t readFileTool) run(ctx context.Context, a ReadFileArgs) (Result, error) {

@@ -159,12 +159,14 @@ func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult
 	return chat.ToolResult{CallID: call.ID, Status: status, Content: res.Content}, nil
 }
 
-// CallInfo is what an approval policy needs to know about one call.
+// CallInfo is what a call would do, as its tool tells: what an approval
+// policy, the turn-end checks and the UI need to know about it.
 type CallInfo struct {
 	// Tool is the tool's name.
 	Tool string
-	// ReadOnly is true when the tool never changes files or runs commands.
-	ReadOnly bool
+	// Kind is what the tool can do, as it declares; zero for an unknown
+	// tool, which must be treated like KindExec.
+	Kind Kind
 	// Args is the decoded argument struct, e.g. an EditFileArgs value.
 	Args any
 	// Paths are the files or directories a file tool's call names,
@@ -187,42 +189,63 @@ type CallInfo struct {
 // wrote stays unknown.
 func (r *Registry) Acknowledge(path string) error { return r.files.acknowledge(path) }
 
-// Inspect decodes a call for an approval policy without running it. The
-// error is an *ArgsError for arguments the tool would refuse, or an error
-// for an unknown tool.
+// Inspect tells what a call would do without running it: its tool's
+// kind, its typed arguments and the workspace paths it names. The error
+// is an *ArgsError for arguments the tool would refuse, or an error for
+// an unknown tool; the CallInfo then still names the tool and, for a
+// known tool, its kind.
 func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
 	t, ok := r.tools[call.Name]
 	if !ok {
-		return CallInfo{}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
+		return CallInfo{Tool: call.Name}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
 	}
+	info := CallInfo{Tool: t.Name(), Kind: t.Kind()}
 	args, err := t.Decode(call.Arguments)
 	if err != nil {
-		return CallInfo{}, err
+		return info, err
 	}
-	info := CallInfo{Tool: t.Name(), ReadOnly: t.ReadOnly(), Args: args}
+	info.Args = args
 	if pa, ok := args.(PathArgs); ok {
-		for _, p := range pa.Paths() {
-			rel, err := r.ws.Resolve(p)
-			if err != nil {
-				var pe *PathError
-				if errors.As(err, &pe) {
-					info.Refused = append(info.Refused, p)
-					info.Paths = append(info.Paths, p)
-					continue
-				}
-				// Resolution failed for another reason (a loop, a
-				// permission): fall back to the lexical path.
-				if rel, err = r.ws.Rel(p); err != nil {
-					info.Refused = append(info.Refused, p)
-					info.Paths = append(info.Paths, p)
-					continue
-				}
-			}
-			info.Paths = append(info.Paths, display(rel))
-		}
+		info.Paths, info.Refused = r.resolve(pa.Paths())
 	}
 	if b, ok := args.(BashArgs); ok {
 		info.Command = b.Command
 	}
 	return info, nil
+}
+
+// resolve resolves the paths a call names, for CallInfo.
+func (r *Registry) resolve(paths []string) (resolved, refused []string) {
+	for _, p := range paths {
+		rel, err := r.ws.Resolve(p)
+		if err != nil {
+			var pe *PathError
+			if errors.As(err, &pe) {
+				refused = append(refused, p)
+				resolved = append(resolved, p)
+				continue
+			}
+			// Resolution failed for another reason (a loop, a
+			// permission): fall back to the lexical path.
+			if rel, err = r.ws.Rel(p); err != nil {
+				refused = append(refused, p)
+				resolved = append(resolved, p)
+				continue
+			}
+		}
+		resolved = append(resolved, display(rel))
+	}
+	return resolved, refused
+}
+
+// Summary says in one line what a call is about, from its tool's typed
+// arguments and without touching the file system (Tool.Summary); the UI
+// shows it next to the tool's name. A call of an unknown tool is given by
+// its arguments as sent.
+func (r *Registry) Summary(call chat.ToolCall) string {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return call.Arguments
+	}
+	return t.Summary(call.Arguments)
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 )
 
+// WriteFile is the name of the write_file tool.
+const WriteFile = "write_file"
+
 //go:embed descriptions/write_file.md
 var writeFileDescription string
 
@@ -17,6 +20,9 @@ type WriteFileArgs struct {
 	Path    string `json:"path" jsonschema:"The file to write, relative to the workspace root. Missing parent directories are created."`
 	Content string `json:"content" jsonschema:"The complete new content of the file."`
 }
+
+// Summary gives the file it writes.
+func (a WriteFileArgs) Summary() string { return a.Path }
 
 // Paths returns the file the call writes.
 func (a WriteFileArgs) Paths() []string { return []string{a.Path} }
@@ -29,7 +35,7 @@ type writeFileTool struct {
 }
 
 func (t writeFileTool) tool() *Tool {
-	return New("write_file", writeFileDescription, false, t.run)
+	return New(WriteFile, writeFileDescription, KindEdit, t.run)
 }
 
 func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error) {

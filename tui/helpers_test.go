@@ -18,6 +18,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -97,12 +98,14 @@ var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 	t.Helper()
 	fa := &fakeAgent{}
+	reg := testTools(t)
 	o := Options{
 		Agent:   fa,
 		Model:   "test-model",
 		Workdir: "/home/user/src/proj",
 		Theme:   "dark",
-		Policy:  approval.New(approval.Default, nil),
+		Policy:  approval.New(approval.Default, reg),
+		Tools:   reg,
 		Getenv: func(k string) string {
 			if k == "HOME" {
 				return "/home/user"
@@ -121,6 +124,17 @@ func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 	h := &harness{t: t, m: m, agent: fa}
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return h
+}
+
+// testTools is tackle's tool registry on an empty workspace.
+func testTools(t *testing.T) *tools.Registry {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return tools.NewRegistry(ws)
 }
 
 // send updates the model with msg and runs the Cmds it returns.

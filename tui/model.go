@@ -53,6 +53,13 @@ type Policy interface {
 	Revoke(approval.Permission) bool
 }
 
+// Tools tells the UI about the calls it shows; *tools.Registry is one.
+type Tools interface {
+	// Summary says in one line what a call is about, from its tool's
+	// typed arguments, without touching the file system.
+	Summary(call chat.ToolCall) string
+}
+
 // Options configure the UI.
 type Options struct {
 	// Agent runs the turns. Its events must reach Bridge (Config.OnEvent
@@ -66,6 +73,10 @@ type Options struct {
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
+
+	// Tools, when set, summarises each call on its line of the
+	// transcript; without it a call shows its arguments as sent.
+	Tools Tools
 
 	// Model is the model name shown in the status line.
 	Model string
@@ -299,7 +310,16 @@ func (m *Model) renderCtx() *renderCtx {
 		spinner:  frames[m.spin%len(frames)],
 		expanded: m.expanded,
 		noHints:  m.final || m.opts.Inline,
+		summary:  m.summary,
 	}
+}
+
+// summary says in one line what a call is about (Tools.Summary).
+func (m *Model) summary(c chat.ToolCall) string {
+	if m.opts.Tools == nil {
+		return c.Arguments
+	}
+	return m.opts.Tools.Summary(c)
 }
 
 // layout sizes the parts of the screen and lays the transcript out.
