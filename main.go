@@ -418,28 +418,16 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 		return exitUsage, err
 	}
 	defer s.Close()
-	files, err := os.OpenRoot(s.root)
-	if err != nil {
-		return exitUsage, fmt.Errorf("workspace: %w", err)
-	}
-	defer files.Close()
 
 	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
 	err = tui.Run(ctx, tui.Options{
-		Agent:    newWorker(),
-		NewAgent: newWorker,
-		Bridge:   bridge,
-		Policy:   s.policy,
-		Tools:    s.toolbox,
-		Model:    c.Model,
-		Workdir:  s.root,
-		ReadFile: func(path string) ([]byte, error) {
-			rel, err := s.ws.Rel(path)
-			if err != nil {
-				return nil, err
-			}
-			return files.ReadFile(rel)
-		},
+		Agent:      newWorker(),
+		NewAgent:   newWorker,
+		Bridge:     bridge,
+		Policy:     s.policy,
+		Tools:      s.toolbox,
+		Model:      c.Model,
+		Workdir:    s.root,
 		Theme:      c.Theme,
 		UserThemes: userThemes,
 		Getenv:     stdio.getenv,

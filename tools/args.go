@@ -314,27 +314,11 @@ func article(typeName string) string {
 }
 
 // summary lists the fields of decoded arguments that are set, in schema
-// order, as name: value (strings as they are, other values as JSON).
+// order, as name: value.
 func (as *argSchema) summary(args any) string {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return ""
-	}
-	var set map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &set); err != nil {
-		return string(raw)
-	}
 	var parts []string
-	for _, f := range as.fields {
-		v, ok := set[f.name]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			s = string(v)
-		}
-		parts = append(parts, f.name+": "+s)
+	for _, a := range as.list(args) {
+		parts = append(parts, a.Name+": "+a.Value)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -57,7 +57,7 @@ type bashTool struct {
 }
 
 func (t bashTool) tool() *Tool {
-	return New(Bash, bashDescription, KindExec, t.run)
+	return New(Bash, bashDescription, KindExec, t.run, t.preview)
 }
 
 // How a command ended, when it did not end by itself.
@@ -106,6 +106,19 @@ func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
 		text += "[The command left processes running in the background; they were stopped. Run servers and watchers in the foreground with a timeout instead.]\n"
 	}
 	return exitResult(text, p.waitErr)
+}
+
+// preview is the command a call would run, and how long it may run.
+func (t bashTool) preview(a BashArgs) Preview {
+	timeout, _, why := t.cfg.timeout(a)
+	p := Preview{
+		Summary: a.Summary(),
+		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond},
+	}
+	if why != "" {
+		p.Problem = willFail("command", why)
+	}
+	return p
 }
 
 // timeout returns how long a call may run and a note for the model when

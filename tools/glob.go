@@ -41,7 +41,7 @@ func (a GlobArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 type globTool struct{ ws *Workspace }
 
 func (t globTool) tool() *Tool {
-	return New(Glob, globDescription, KindRead, t.run)
+	return New(Glob, globDescription, KindRead, t.run, summaryOnly[GlobArgs])
 }
 
 func (t globTool) run(ctx context.Context, a GlobArgs) (Result, error) {

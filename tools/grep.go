@@ -64,7 +64,7 @@ type grepTool struct {
 }
 
 func (t grepTool) tool() *Tool {
-	return New(Grep, grepDescription, KindRead, t.run)
+	return New(Grep, grepDescription, KindRead, t.run, summaryOnly[GrepArgs])
 }
 
 func (t grepTool) run(ctx context.Context, a GrepArgs) (Result, error) {

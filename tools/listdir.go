@@ -35,7 +35,7 @@ func (a ListDirArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 type listDirTool struct{ ws *Workspace }
 
 func (l listDirTool) tool() *Tool {
-	return New(ListDir, listDirDescription, KindRead, l.run)
+	return New(ListDir, listDirDescription, KindRead, l.run, summaryOnly[ListDirArgs])
 }
 
 func (l listDirTool) run(ctx context.Context, a ListDirArgs) (Result, error) {

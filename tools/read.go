@@ -50,7 +50,7 @@ type readFileTool struct {
 }
 
 func (t readFileTool) tool() *Tool {
-	return New(ReadFile, readFileDescription, KindRead, t.run)
+	return New(ReadFile, readFileDescription, KindRead, t.run, summaryOnly[ReadFileArgs])
 }
 
 func (t readFileTool) run(ctx context.Context, a ReadFileArgs) (Result, error) {

@@ -249,3 +249,14 @@ func (r *Registry) Summary(call chat.ToolCall) string {
 	}
 	return t.Summary(call.Arguments)
 }
+
+// Preview works out what a call would do without running it, for the
+// person who approves it (Tool.Preview). A call of an unknown tool gives
+// a Problem.
+func (r *Registry) Preview(call chat.ToolCall) Preview {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return Preview{Summary: call.Arguments, Problem: fmt.Sprintf("there is no tool %q: the call will fail", call.Name)}
+	}
+	return t.Preview(call.Arguments)
+}

@@ -39,7 +39,7 @@ func TestRegistry(t *testing.T) {
 
 	extra := New("extra", "Extra.", KindRead, func(ctx context.Context, a struct{}) (Result, error) {
 		return OK("done"), nil
-	})
+	}, nil)
 	if err := r.Add(extra); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestRegistry(t *testing.T) {
 
 	failing := New("broken", "Broken.", KindRead, func(ctx context.Context, a struct{}) (Result, error) {
 		return Result{}, errors.New("disk on fire")
-	})
+	}, nil)
 	r.Add(failing)
 	if _, err := r.Run(context.Background(), chat.ToolCall{Name: "broken"}); err == nil || err.Error() != "run tool: broken: disk on fire" {
 		t.Errorf("harness error = %v", err)
@@ -111,7 +111,7 @@ func TestSummary(t *testing.T) {
 		Count int    `json:"count,omitempty"`
 	}) (Result, error) {
 		return OK(""), nil
-	})
+	}, nil)
 	if err := r.Add(deploy); err != nil {
 		t.Fatal(err)
 	}

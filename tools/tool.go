@@ -58,6 +58,7 @@ type Tool struct {
 	// for a summary of a bad call.
 	lenient func(raw []byte) (any, error)
 	execute func(ctx context.Context, args any) (Result, error)
+	preview func(args any) Preview // nil: the arguments by name
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -72,11 +73,14 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 //
 // kind declares what the tool can do (KindRead for a tool that never
 // changes anything, which approval policies let run without asking).
+// preview works out what a call would do without running it, for the
+// approval dialog (see Preview); it must not change anything. With a nil
+// preview the dialog shows the call's arguments by name.
 //
 // New panics when name is not 1 to 64 letters, digits, '_' or '-', or
 // when no schema can be generated for A: both are programming errors,
 // like a bad pattern given to regexp.MustCompile.
-func New[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error)) *Tool {
+func New[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error), preview func(args A) Preview) *Tool {
 	if !toolName.MatchString(name) {
 		panic(fmt.Sprintf("tools.New: invalid tool name %q", name))
 	}
@@ -95,7 +99,7 @@ func New[A any](name, description string, kind Kind, fn func(ctx context.Context
 	if err != nil {
 		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
 	}
-	return &Tool{
+	t := &Tool{
 		name:        name,
 		description: description,
 		kind:        kind,
@@ -117,6 +121,10 @@ func New[A any](name, description string, kind Kind, fn func(ctx context.Context
 			return fn(ctx, args.(A))
 		},
 	}
+	if preview != nil {
+		t.preview = func(args any) Preview { return preview(args.(A)) }
+	}
+	return t
 }
 
 // Name returns the name the model calls the tool by.

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 )
@@ -35,7 +36,7 @@ type writeFileTool struct {
 }
 
 func (t writeFileTool) tool() *Tool {
-	return New(WriteFile, writeFileDescription, KindEdit, t.run)
+	return New(WriteFile, writeFileDescription, KindEdit, t.run, t.preview)
 }
 
 func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error) {
@@ -79,4 +80,41 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 	}
 	t.files.recordWritten(rel, []byte(a.Content))
 	return OK(fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)), nil
+}
+
+// preview is the file a call would write, before and after.
+func (t writeFileTool) preview(a WriteFileArgs) Preview {
+	c := &FileChange{Action: "write", Path: a.Path, New: a.Content}
+	p := Preview{Summary: a.Summary(), Change: c}
+	rel, err := t.ws.resolveFile(a.Path)
+	if err != nil {
+		p.Problem = willFail("write", t.ws.failPath(a.Path, err).Content)
+		return p
+	}
+	if rel == "." {
+		p.Problem = willFail("write", fmt.Sprintf("%s is the workspace root, not a file.", quotePath(a.Path)))
+		return p
+	}
+	c.Path = display(rel)
+	f, fi, err := t.ws.openRegular(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.Created = true
+		return p
+	case err != nil:
+		p.Problem = "cannot read the current file: " + t.ws.failPath(a.Path, err).Content
+		return p
+	}
+	defer f.Close()
+	if fi.Size() > maxPreviewSize {
+		p.Problem = fmt.Sprintf("the current file is too large to compare (%s)", humanSize(fi.Size()))
+		return p
+	}
+	old, err := io.ReadAll(f)
+	if err != nil {
+		p.Problem = fmt.Sprintf("cannot read the current file: %v", err)
+		return p
+	}
+	c.Old = string(old)
+	return p
 }

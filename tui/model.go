@@ -82,9 +82,6 @@ type Options struct {
 	Model string
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
-	// ReadFile reads a workspace file for the diff of a write_file call
-	// that replaces it; nil shows such calls as new files.
-	ReadFile func(path string) ([]byte, error)
 
 	// Theme names the theme; "" or "auto" picks one from the terminal
 	// background (and NO_COLOR gives no colour). UserThemes are the themes
@@ -238,8 +235,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.eventsArrived(msg), waitForEvents(m.bridge))
 	case runDoneMsg:
 		cmd = m.runDone(msg)
-	case fileReadMsg:
-		cmd = m.updateDialogs(msg)
 	case frameMsg:
 		m.framePending = false
 		m.layout(true)

@@ -79,7 +79,7 @@ func TestKindFromTheTool(t *testing.T) {
 			Path string `json:"path,omitempty"`
 		}) (tools.Result, error) {
 			return tools.OK(""), nil
-		}))
+		}, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
