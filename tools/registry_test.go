@@ -136,3 +136,23 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryToolDefinesItself: every tool the registry tackle runs with
+// registers declares its kind and previews its calls itself, so that
+// approval never guesses its kind and the approval dialog never shows a
+// call as bare arguments.
+func TestEveryToolDefinesItself(t *testing.T) {
+	r, _ := newTestRegistry(t, WithReadFilter(func(string) bool { return true }))
+	if len(r.Names()) == 0 {
+		t.Fatal("no tools")
+	}
+	for _, name := range r.Names() {
+		tool, _ := r.Lookup(name)
+		if tool.Kind() == 0 {
+			t.Errorf("%s declares no kind", name)
+		}
+		if tool.preview == nil {
+			t.Errorf("%s gives no preview of its own", name)
+		}
+	}
+}
