@@ -35,5 +35,7 @@
 //
 // Registry.Inspect tells what a call would do: its tool's kind, its typed
 // arguments, the workspace paths it names (symbolic links resolved) and,
-// for bash, the command.
+// for bash, the command. Registry.Preview works out, by the tool's own
+// code and without running it, what the person approving a call is
+// shown: the file before and after, the exact command, or a summary.
 package tools
