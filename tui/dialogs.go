@@ -196,14 +196,13 @@ var helpApproval = [][2]string{
 	{"ctrl+c", "stop the run"},
 }
 
-var helpCommands = [][2]string{
-	{"/help", "this help"},
-	{"/clear", "start a new conversation"},
-	{"/mode <mode>", "approval mode: default, accept-edits, yolo, plan"},
-	{"/model <name>", "switch the model"},
-	{"/permissions", "list the approval rules; revoke one for this session"},
-	{"/theme <name>", "switch the theme"},
-	{"/quit", "quit"},
+// helpCommands are the rows of /help's command section.
+func helpCommands() [][2]string {
+	var rows [][2]string
+	for _, c := range slashCommands() {
+		rows = append(rows, [2]string{strings.TrimSpace("/" + c.name + " " + c.args), c.help})
+	}
+	return rows
 }
 
 func newHelpDialog() *helpDialog { return &helpDialog{} }
@@ -254,7 +253,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 	}
 	section("Keys", helpKeys)
 	section("Approval dialog", helpApproval)
-	section("Commands", helpCommands)
+	section("Commands", helpCommands())
 	d.lines = lines
 	d.rows = max(height-3, 1)
 	d.scroll = min(d.scroll, max(len(d.lines)-d.rows, 0))
