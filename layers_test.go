@@ -19,10 +19,10 @@ var layers = [][]string{
 	{"tools"},                       // the tools and the workspace boundary
 	{"hooks"},                       // the hook engine
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
-	{"agent", "agent/llmtest"},                        // the Worker and the model client
-	{"themes", "tui/config", "tui/internal/markdown"}, // what the front ends use
-	{"tui", "tui/headless"},                           // the front ends
-	{".", "tools/bench/grepcmd"},                      // commands
+	{"agent", "agent/llmtest"}, // the Worker and the model client
+	{"agent/session", "themes", "tui/config", "tui/internal/markdown"}, // what the front ends use
+	{"tui", "tui/headless"},      // the front ends
+	{".", "tools/bench/grepcmd"}, // commands
 }
 
 const module = "github.com/tackle-dev/tackle"
