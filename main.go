@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/project"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -243,6 +244,7 @@ type session struct {
 	hooks   *hooks.Registry
 	client  agent.Client
 	journal *tools.TempJournal // nil without a state directory
+	system  string             // the system prompt: tackle's, the project's instructions, the environment
 }
 
 // newSession opens the workspace and registers the built-in and configured
@@ -273,6 +275,8 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		APIKey: apiKey, BaseURL: c.BaseURL,
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
+
+	s.system = systemPrompt(s.root, stdio.getenv)
 
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithPermissions(c.perms),
@@ -335,12 +339,27 @@ func cleanStaleTemps(dir string, emit func(agent.Event)) {
 	}
 }
 
+// systemPrompt is tackle's system prompt for the workspace with the
+// project's instruction files (AGENTS.md, CLAUDE.md) and the environment
+// (OS, shell, date, git status, Go version) added.
+func systemPrompt(root string, getenv func(string) string) string {
+	o := project.Options{Workspace: root, Getenv: getenv, Now: time.Now}
+	if p, err := config.UserPath(getenv); err == nil {
+		o.UserDir = filepath.Dir(p)
+	}
+	pc, err := project.Gather(context.Background(), o)
+	if err != nil {
+		return agent.SystemPrompt(root)
+	}
+	return agent.SystemPrompt(root) + "\n\n" + pc.Prompt()
+}
+
 // worker returns a Worker for this session that sends its events to onEvent.
 func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 	return agent.New(agent.Config{
 		Client:          s.client,
 		Model:           c.Model,
-		System:          agent.SystemPrompt(s.root),
+		System:          s.system,
 		Tools:           s.toolbox,
 		Hooks:           s.hooks,
 		MaxRequests:     c.MaxRequests,
