@@ -47,3 +47,34 @@ func TestE2ESystemPromptHasProjectInstructionsAndEnvironment(t *testing.T) {
 		t.Error("the user's instructions come after the project's")
 	}
 }
+
+// Prompts outlive the process: the next tackle in the workspace recalls
+// them with up and finds them with ctrl+r.
+func TestE2ETUIPromptHistorySurvivesARestart(t *testing.T) {
+	e := newE2E(t, "plain.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("what is the answer to everything?")
+	s.keys("Enter")
+	s.waitFor("The answer is")
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Fatalf("exit status %d", code)
+	}
+
+	s = e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.keys("Up")
+	s.waitFor("› what is the answer to everything?")
+	s.keys("C-u", "C-r")
+	s.waitFor("Search earlier prompts")
+	s.typeText("everything")
+	s.waitFor("▸ what is the answer to everything?")
+	s.keys("Escape")
+	s.waitUntil("the search to close", func(screen string) bool { return !strings.Contains(screen, "Search earlier prompts") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/project"
+	sessions "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -452,6 +453,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 	defer files.Close()
 
 	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
+	history, saveHistory := promptHistory(s.root, stdio)
 	err = tui.Run(ctx, tui.Options{
 		Agent:    newWorker(),
 		NewAgent: newWorker,
@@ -466,10 +468,12 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 			}
 			return files.ReadFile(rel)
 		},
-		Theme:      c.Theme,
-		UserThemes: userThemes,
-		Getenv:     stdio.getenv,
-		Inline:     c.Inline,
+		Theme:       c.Theme,
+		UserThemes:  userThemes,
+		Getenv:      stdio.getenv,
+		Inline:      c.Inline,
+		History:     history,
+		SaveHistory: saveHistory,
 	}, stdio.in, stdio.out)
 	switch {
 	case ctx.Err() != nil:
@@ -478,6 +482,22 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 		return exitError, err
 	}
 	return exitOK, nil
+}
+
+// promptHistory loads the workspace's earlier prompts and returns the
+// function that keeps new ones. Without a state directory the history
+// lasts for the session only.
+func promptHistory(root string, stdio stdio) ([]string, func(string) error) {
+	dir, err := config.StateDir(stdio.getenv)
+	if err != nil {
+		return nil, nil
+	}
+	h := sessions.Open(filepath.Join(dir, "sessions")).History(root)
+	prompts, err := h.Load(500)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
+	}
+	return prompts, h.Append
 }
 
 // exitCode maps how a run ended to the documented exit codes.

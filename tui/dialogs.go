@@ -37,6 +37,8 @@ type dialogAction struct {
 	resume, stop bool
 	// notice, when set, is said in the transcript.
 	notice string
+	// fill, when set, replaces the editor's text.
+	fill *string
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -84,6 +86,9 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.close || act.interrupt || act.resume || act.stop {
 		m.popDialog()
+	}
+	if act.fill != nil {
+		m.input.setValue(*act.fill)
 	}
 	switch {
 	case act.interrupt:
@@ -179,6 +184,7 @@ var helpKeys = [][2]string{
 	{"enter", "send the message (queued while a turn runs)"},
 	{"alt+enter, ctrl+j", "new line"},
 	{"up / down", "previous / next prompt (on the first / last line)"},
+	{"ctrl+r", "search earlier prompts, of this session and before"},
 	{"esc", "interrupt the turn"},
 	{"ctrl+c", "interrupt the turn; clear the editor; twice to quit"},
 	{"ctrl+d", "quit (on an empty prompt)"},

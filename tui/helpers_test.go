@@ -149,7 +149,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, fileReadMsg, eventsMsg:
+	case runDoneMsg, fileReadMsg, eventsMsg, historySaveFailedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

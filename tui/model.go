@@ -91,6 +91,12 @@ type Options struct {
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// History are earlier prompts of this workspace, oldest first: up and
+	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
+	// later sessions; it runs in a Cmd.
+	History     []string
+	SaveHistory func(prompt string) error
 }
 
 // frameInterval spaces the frames that draw streamed text: text deltas in
@@ -196,6 +202,7 @@ func New(opts Options) *Model {
 	}
 	m.setTheme(th)
 	m.input = newInput(&m.styles)
+	m.input.loadHistory(opts.History)
 	return m
 }
 
@@ -227,6 +234,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.eventsArrived(msg), waitForEvents(m.bridge))
 	case runDoneMsg:
 		cmd = m.runDone(msg)
+	case historySaveFailedMsg:
+		m.note(noteWarn, msg.err.Error())
 	case fileReadMsg:
 		cmd = m.updateDialogs(msg)
 	case frameMsg:
