@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tackle-dev/tackle/tools/suggest"
 )
@@ -117,32 +118,21 @@ func Load(dir string) ([]Theme, error) {
 	return themes, errors.Join(errs...)
 }
 
-// paletteFields maps each palette JSON name to its struct field index, in
-// declaration order.
-var paletteFields = func() []struct {
-	name  string
-	index int
-} {
+// paletteNames are the JSON names of the palette colours, in declaration
+// order: name i is the name of field i of Palette.
+var paletteNames = sync.OnceValue(func() []string {
 	typ := reflect.TypeFor[Palette]()
-	out := make([]struct {
-		name  string
-		index int
-	}, typ.NumField())
+	names := make([]string, typ.NumField())
 	for i := range typ.NumField() {
-		out[i].name = typ.Field(i).Tag.Get("json")
-		out[i].index = i
+		names[i] = typ.Field(i).Tag.Get("json")
 	}
-	return out
-}()
+	return names
+})
 
 // PaletteFields returns the JSON names of the palette colours, in
 // declaration order.
 func PaletteFields() []string {
-	names := make([]string, len(paletteFields))
-	for i, f := range paletteFields {
-		names[i] = f.name
-	}
-	return names
+	return slices.Clone(paletteNames())
 }
 
 var topFields = []string{"name", "dark", "extends", "palette"}
@@ -286,23 +276,23 @@ func (f *themeFile) colours() (map[string]json.RawMessage, bool) {
 // With required it returns the names of the palette colours that colours
 // lacks.
 func (f *themeFile) setColours(p *Palette, colours map[string]json.RawMessage, required bool) (missing []string) {
-	known := PaletteFields()
+	known := paletteNames()
 	for _, k := range sortedKeys(colours) {
 		if !slices.Contains(known, k) {
 			f.fail("palette."+k, "unknown colour%s", didYouMean(k, known))
 		}
 	}
 	pv := reflect.ValueOf(p).Elem()
-	for _, pf := range paletteFields {
-		raw, ok := colours[pf.name]
+	for i, name := range known {
+		raw, ok := colours[name]
 		if !ok {
 			if required {
-				missing = append(missing, pf.name)
+				missing = append(missing, name)
 			}
 			continue
 		}
-		if c, ok := f.colour(pf.name, raw); ok {
-			pv.Field(pf.index).SetString(c)
+		if c, ok := f.colour(name, raw); ok {
+			pv.Field(i).SetString(c)
 		}
 	}
 	return missing
