@@ -218,7 +218,7 @@ func runChain[In, Out any](ctx context.Context, r *Registry, hs []Hook[In, Out],
 		if err := ctx.Err(); err != nil {
 			return s.cancelled(fmt.Sprintf("cancelled before hook %q ran: %v", h.Name, context.Cause(ctx))), i, false
 		}
-		out, fail, dur := callHook(ctx, r, h.Timeout, h.Run, in)
+		out, dur, fail := callHook(ctx, r, h.Timeout, h.Run, in)
 		d := Decision{Event: s.event, Hook: h.Name, Duration: dur, CallID: callID}
 
 		if ctx.Err() != nil {
@@ -269,7 +269,7 @@ func runProtect(ctx context.Context, r *Registry, hs []Hook[PostToolInput, PostT
 		if !h.Protect || in.Result.Content == "" {
 			continue
 		}
-		_, fail, dur := callHook(ctx, r, h.Timeout, h.Run, in)
+		_, dur, fail := callHook(ctx, r, h.Timeout, h.Run, in)
 		d := Decision{Event: PostToolCall, Hook: h.Name, Result: postActions[PostContinue], Duration: dur, CallID: in.Call.ID, Protect: true}
 		if fail != nil {
 			d.Error = fail.Error()
@@ -282,11 +282,11 @@ func runProtect(ctx context.Context, r *Registry, hs []Hook[PostToolInput, PostT
 }
 
 // callHook runs one hook with its own timeout (own, else the registry's)
-// under ctx, and returns its result, its failure (nil when it succeeded)
-// and how long it took by the trace clock. The hook's context ends when it
+// under ctx, and returns its result, how long it took by the trace clock
+// and its failure (nil when it succeeded). The hook's context ends when it
 // returns. A hook that returns at or after its deadline has timed out,
 // whatever it returned; a panic is a failure too.
-func callHook[In, Out any](ctx context.Context, r *Registry, own time.Duration, run func(context.Context, *In) (Out, error), in *In) (out Out, fail error, dur time.Duration) {
+func callHook[In, Out any](ctx context.Context, r *Registry, own time.Duration, run func(context.Context, *In) (Out, error), in *In) (out Out, dur time.Duration, fail error) {
 	timeout := r.timeoutOf(own)
 	t0 := time.Now()
 	start := r.stamp(t0)
@@ -298,11 +298,11 @@ func callHook[In, Out any](ctx context.Context, r *Registry, own time.Duration, 
 	dur = r.stamp(t1).Sub(start)
 	switch {
 	case panicked:
-		return out, err, dur
+		return out, dur, err
 	case !t1.Before(deadline):
-		return out, fmt.Errorf("%w after %v", errTimedOut, timeout), dur
+		return out, dur, fmt.Errorf("%w after %v", errTimedOut, timeout)
 	}
-	return out, err, dur
+	return out, dur, err
 }
 
 // timeoutOf is the timeout of a hook whose own Timeout is t.
