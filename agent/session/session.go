@@ -98,12 +98,6 @@ type Outcome struct {
 	Turns int `json:"turns"`
 }
 
-// line is the JSON form of a header or record line.
-type line struct {
-	Kind   Kind    `json:"type"`
-	Header *Header `json:"header,omitempty"`
-}
-
 func marshalLine(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
