@@ -41,6 +41,9 @@ func slashCommands() []slashCommand {
 			m.setModel(arg)
 			return nil
 		}},
+		{name: "init", help: "ask the model to survey the project and write a starter AGENTS.md", run: func(m *Model, arg string) tea.Cmd {
+			return m.sendPrompt(initPrompt(arg))
+		}},
 		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
 			m.showPermissions()
 			return nil
@@ -81,6 +84,31 @@ func (m *Model) command(name, arg string) tea.Cmd {
 	}
 	m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(names, ", /")))
 	return nil
+}
+
+// sendPrompt sends a prompt a command wrote, as if typed: it starts a
+// turn, or waits in the queue while one runs.
+func (m *Model) sendPrompt(text string) tea.Cmd {
+	if m.running || m.quitting {
+		m.queue = append(m.queue, text)
+		return nil
+	}
+	return m.startTurn(text)
+}
+
+// initPrompt asks the model for a starter AGENTS.md. Its write goes
+// through approval like any other.
+func initPrompt(focus string) string {
+	p := `Write a starter AGENTS.md at the workspace root: the instructions a coding agent needs before it changes this project. Survey the repository first (its layout, build files, README, CI configuration, tests) instead of guessing. Cover, briefly and concretely:
+- how to build, run the tests (all, and a single one), lint and format;
+- the layout: the main directories and what lives where;
+- conventions the code follows that are not obvious (error handling, naming, test style, generated files not to edit);
+- anything that must never be done (e.g. commands with side effects, files to leave alone).
+Keep it short (under 80 lines), in Markdown, with commands in code blocks. If AGENTS.md already exists, read it and improve it rather than start over; keep what is still true.`
+	if focus = strings.TrimSpace(focus); focus != "" {
+		p += "\n\nThe user adds: " + focus
+	}
+	return p
 }
 
 // clearSession empties the transcript and, when the UI can make a new

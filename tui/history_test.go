@@ -97,3 +97,15 @@ func TestCtrlRWithNoHistorySaysSo(t *testing.T) {
 		t.Errorf("screen:\n%s", h.screen())
 	}
 }
+
+func TestInitAsksTheModelForAnAgentsFile(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/init mention the Makefile targets").keys("enter")
+	if len(h.agent.runs) != 1 {
+		t.Fatalf("runs = %q", h.agent.runs)
+	}
+	p := h.agent.runs[0]
+	if !strings.Contains(p, "Write a starter AGENTS.md") || !strings.Contains(p, "The user adds: mention the Makefile targets") {
+		t.Errorf("prompt = %q", p)
+	}
+}
