@@ -21,6 +21,13 @@ const (
 	secretValue    = "s3cret-only-in-the-injected-env"
 )
 
+// Variables that only the test process has.
+const (
+	processMarker = "PROCESS_ONLY_MARKER"
+	processSecret = "PROCESS_ONLY_DEPLOY_TOKEN"
+	processValue  = "s3cret-only-in-the-test-process"
+)
+
 // injectedRun runs tackle in-process against srv with env as its whole
 // environment (PATH added).
 func injectedRun(t *testing.T, srv *llmtest.Server, env []string, args ...string) (code int, stdout, stderr string) {
@@ -46,17 +53,23 @@ func injectedRun(t *testing.T, srv *llmtest.Server, env []string, args ...string
 
 // TestRunUsesTheInjectedEnvironment: the model name (a kong env lookup),
 // the secret values redacted from tool results and bash's environment
-// all come from the injected environment, which the test process lacks.
+// all come from the injected environment, which the test process lacks,
+// and nothing comes from the test process's own.
 func TestRunUsesTheInjectedEnvironment(t *testing.T) {
+	t.Setenv("TACKLE_MAX_REQUESTS", "0") // an error, if it were read
+	t.Setenv("TACKLE_MODEL", "process-model")
+	t.Setenv(processMarker, "leaked")
+	t.Setenv(processSecret, processValue)
 	srv := llmtest.NewServer(t, llmtest.NewScript(
 		llmtest.ToolCalls(
 			llmtest.Call("call_read", "read_file", `{"path": "notes.txt"}`),
-			llmtest.Call("call_bash", "bash", `{"command": "printf '%s|%s' \"$`+injectedMarker+`\" \"${`+injectedSecret+`-unset}\""}`),
+			llmtest.Call("call_bash", "bash", `{"command": "printf '%s|%s|%s' \"$`+injectedMarker+`\" \"${`+injectedSecret+`-unset}\" \"${`+processMarker+`-unset}\""}`),
 		),
 		llmtest.Text("done"),
 	))
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("deploy with "+secretValue+"\n"), 0o644); err != nil {
+	notes := "deploy with " + secretValue + "\nor with " + processValue + "\n"
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte(notes), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, _ := injectedRun(t, srv, []string{
@@ -80,11 +93,13 @@ func TestRunUsesTheInjectedEnvironment(t *testing.T) {
 			results[m.ToolCallID] = m.Content
 		}
 	}
-	if read := results["call_read"]; strings.Contains(read, secretValue) || !strings.Contains(read, "deploy with [REDACTED]") {
-		t.Errorf("read_file result %q: want the injected secret redacted", read)
+	// The process's secret is not tackle's: only the injected one is
+	// redacted.
+	if read := results["call_read"]; strings.Contains(read, secretValue) || !strings.Contains(read, "deploy with [REDACTED]") || !strings.Contains(read, "or with "+processValue) {
+		t.Errorf("read_file result %q: want the injected secret redacted, and only it", read)
 	}
-	if bash := results["call_bash"]; !strings.Contains(bash, "marker-value|unset") {
-		t.Errorf("bash result %q: want the injected variable, and not the injected secret", bash)
+	if bash := results["call_bash"]; !strings.Contains(bash, "marker-value|unset|unset") {
+		t.Errorf("bash result %q: want the injected variable, not the injected secret, nothing of the process", bash)
 	}
 }
 
@@ -103,5 +118,22 @@ func TestSettingsErrorsNameInjectedVariables(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// TestEnviron: the last assignment of a name wins, as for a child
+// process; an empty value is set; first picks by the order of the names.
+func TestEnviron(t *testing.T) {
+	env := environ{"A=1", "B=", "A=2", "C=x=y", "junk"}
+	for _, tc := range []struct {
+		key, want string
+		set       bool
+	}{{"A", "2", true}, {"B", "", true}, {"C", "x=y", true}, {"D", "", false}, {"junk", "", false}} {
+		if v, ok := env.lookup(tc.key); v != tc.want || ok != tc.set {
+			t.Errorf("lookup(%q) = %q, %v; want %q, %v", tc.key, v, ok, tc.want, tc.set)
+		}
+	}
+	if name, v, ok := env.first([]string{"D", "B", "A"}); name != "B" || v != "" || !ok {
+		t.Errorf("first(D, B, A) = %q, %q, %v; want B, \"\", true", name, v, ok)
 	}
 }
