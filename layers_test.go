@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// layers is the import order of tackle's packages, lowest first, as
+// importLayers is the import order of tackle's packages, lowest first, as
 // ARCHITECTURE.md draws it: a package imports only packages of lower
-// layers, never one of its own layer or above. Every package of the module
-// must be listed, so that a new one is placed on purpose.
-var layers = [][]string{
+// layers, never one of its own layer or above. Every package of the
+// module must be listed, so that a new one is placed on purpose.
+var importLayers = [][]string{
 	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
 	{"tools"},                       // the tools and the workspace boundary
 	{"hooks"},                       // the hook engine
@@ -30,7 +30,7 @@ const module = "github.com/tackle-dev/tackle"
 func TestImportsFollowTheLayers(t *testing.T) {
 	t.Parallel()
 	layerOf := map[string]int{}
-	for i, l := range layers {
+	for i, l := range importLayers {
 		for _, p := range l {
 			layerOf[p] = i
 		}
@@ -38,7 +38,7 @@ func TestImportsFollowTheLayers(t *testing.T) {
 	pkgs := modulePackages(t)
 	for _, p := range pkgs {
 		if _, ok := layerOf[p.rel]; !ok {
-			t.Errorf("package %s is in no layer: add it to layers (layers_test.go) and ARCHITECTURE.md", p.rel)
+			t.Errorf("package %s is in no layer: add it to importLayers (layers_test.go) and ARCHITECTURE.md", p.rel)
 		}
 	}
 	for _, p := range pkgs {
@@ -55,7 +55,7 @@ func TestImportsFollowTheLayers(t *testing.T) {
 	}
 	for rel := range layerOf {
 		if !slices.ContainsFunc(pkgs, func(p pkg) bool { return p.rel == rel }) {
-			t.Errorf("layers lists %s, which is not a package of the module", rel)
+			t.Errorf("importLayers lists %s, which is not a package of the module", rel)
 		}
 	}
 }

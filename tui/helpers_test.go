@@ -103,13 +103,8 @@ func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 		Workdir: "/home/user/src/proj",
 		Theme:   "dark",
 		Policy:  approval.New(approval.Default, nil),
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return "/home/user"
-			}
-			return ""
-		},
-		Now: func() time.Time { return fixedNow },
+		Env:     []string{"HOME=/home/user"},
+		Now:     func() time.Time { return fixedNow },
 	}
 	for _, f := range opts {
 		f(&o)
