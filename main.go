@@ -250,7 +250,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
 
-	s.system = systemPrompt(s.root, stdio.env.get)
+	s.system = systemPrompt(s.root, stdio.env)
 
 	s.policy = approval.New(approval.Mode(c.Mode), nil,
 		approval.WithPermissions(c.perms),
@@ -320,9 +320,9 @@ func cleanStaleTemps(dir string, emit func(agent.Event)) {
 // systemPrompt is tackle's system prompt for the workspace with the
 // project's instruction files (AGENTS.md, CLAUDE.md) and the environment
 // (OS, shell, date, git status, Go version) added.
-func systemPrompt(root string, getenv func(string) string) string {
-	o := project.Options{Workspace: root, Getenv: getenv, Now: time.Now}
-	if p, err := config.UserPath(getenv); err == nil {
+func systemPrompt(root string, env environ) string {
+	o := project.Options{Workspace: root, Env: env, Now: time.Now}
+	if p, err := config.UserPath(env.get); err == nil {
 		o.UserDir = filepath.Dir(p)
 	}
 	pc, err := project.Gather(context.Background(), o)

@@ -45,8 +45,9 @@ type Options struct {
 	// UserDir is tackle's config directory; UserDir/AGENTS.md is the
 	// user's own instructions. Empty skips them.
 	UserDir string
-	// Getenv reads the environment (SHELL).
-	Getenv func(string) string
+	// Env is the environment, as os.Environ gives it: SHELL is read
+	// from it, and git and go run with it. Nil is the process's.
+	Env []string
 	// Now is the clock (the date in the environment block).
 	Now func() time.Time
 }
@@ -134,19 +135,15 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "os: %s/%s\n", runtime.GOOS, runtime.GOARCH)
-	if sh := getenv("SHELL"); sh != "" {
+	if sh := lookup(o.Env, "SHELL"); sh != "" {
 		fmt.Fprintf(&b, "shell: %s\n", filepath.Base(sh))
 	}
 	fmt.Fprintf(&b, "date: %s\n", now().Format("2006-01-02 (Monday)"))
 	fmt.Fprintf(&b, "workspace: %s\n", o.Workspace)
 	if inGit {
-		git, err := gitStatus(ctx, o.Workspace)
+		git, err := gitStatus(ctx, o.Workspace, o.Env)
 		if err != nil {
 			return "", err
 		}
@@ -155,7 +152,7 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 		b.WriteString("git: not a git repository\n")
 	}
 	if _, err := os.Stat(filepath.Join(o.Workspace, "go.mod")); err == nil {
-		if v, err := run(ctx, o.Workspace, "go", "env", "GOVERSION"); err == nil && v != "" {
+		if v, err := run(ctx, o.Workspace, o.Env, "go", "env", "GOVERSION"); err == nil && v != "" {
 			fmt.Fprintf(&b, "go: %s\n", v)
 		} else if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -168,8 +165,8 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 const maxStatusLines = 20
 
 // gitStatus returns the branch and a short status of the repository.
-func gitStatus(ctx context.Context, dir string) (string, error) {
-	out, err := run(ctx, dir, "git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
+func gitStatus(ctx context.Context, dir string, env []string) (string, error) {
+	out, err := run(ctx, dir, env, "git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -199,13 +196,13 @@ func gitStatus(ctx context.Context, dir string) (string, error) {
 	return b.String(), nil
 }
 
-// run runs a program in dir with a time limit and returns its trimmed
-// output.
-func run(ctx context.Context, dir, name string, args ...string) (string, error) {
+// run runs a program in dir with env (nil: the process's) and a time
+// limit, and returns its trimmed output.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -215,6 +212,20 @@ func run(ctx context.Context, dir, name string, args ...string) (string, error) 
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return strings.TrimRight(out.String(), "\n"), nil
+}
+
+// lookup returns the value of key in env ("KEY=value" strings; the last
+// wins), or the process's when env is nil.
+func lookup(env []string, key string) string {
+	if env == nil {
+		return os.Getenv(key)
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 func firstLine(s string) string {

@@ -35,7 +35,7 @@ func git(t *testing.T, dir string, args ...string) {
 func gather(t *testing.T, o Options) Context {
 	t.Helper()
 	o.Now = func() time.Time { return day }
-	o.Getenv = func(k string) string { return map[string]string{"SHELL": "/usr/bin/zsh"}[k] }
+	o.Env = append(os.Environ(), "SHELL=/usr/bin/zsh")
 	c, err := Gather(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
