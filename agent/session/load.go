@@ -98,8 +98,7 @@ func (l *Loaded) readHeader(b []byte) error {
 }
 
 // Messages returns the conversation as the model would receive it next:
-// every message record in order, with each compaction applied (the
-// messages it replaced give way to its summary).
+// every message record in order, a compaction replacing all before it.
 func (l *Loaded) Messages() []chat.Message {
 	var msgs []chat.Message
 	for _, r := range l.Records {
@@ -107,25 +106,10 @@ func (l *Loaded) Messages() []chat.Message {
 		case r.Kind == KindMessage && r.Message != nil:
 			msgs = append(msgs, *r.Message)
 		case r.Kind == KindCompaction && r.Compaction != nil:
-			msgs = Compact(msgs, *r.Compaction)
+			msgs = append(msgs[:0:0], r.Compaction.Messages...)
 		}
 	}
 	return msgs
-}
-
-// Compact applies a compaction to msgs: after a leading system message,
-// the first c.Replaced messages become one user message holding the
-// summary.
-func Compact(msgs []chat.Message, c Compaction) []chat.Message {
-	start := 0
-	if len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
-		start = 1
-	}
-	end := min(start+c.Replaced, len(msgs))
-	out := make([]chat.Message, 0, len(msgs)-(end-start)+1)
-	out = append(out, msgs[:start]...)
-	out = append(out, chat.Message{Role: chat.RoleUser, Content: c.Summary})
-	return append(out, msgs[end:]...)
 }
 
 // Turns counts the prompts of the session.

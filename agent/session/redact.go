@@ -1,18 +1,17 @@
 package session
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tackle-dev/tackle/tools/chat"
+)
 
 // redactRecord returns r with every free-text string passed through
 // redact. It copies what it changes: the caller's messages are the live
 // conversation.
 func redactRecord(r Record, redact func(string) string) Record {
 	if m := r.Message; m != nil {
-		c := *m
-		c.Content = redact(c.Content)
-		c.ToolCalls = slices.Clone(c.ToolCalls)
-		for i := range c.ToolCalls {
-			c.ToolCalls[i].Arguments = redact(c.ToolCalls[i].Arguments)
-		}
+		c := redactMessage(*m, redact)
 		r.Message = &c
 	}
 	if d := r.Decision; d != nil {
@@ -36,6 +35,10 @@ func redactRecord(r Record, redact func(string) string) Record {
 	if c := r.Compaction; c != nil {
 		cc := *c
 		cc.Summary = redact(cc.Summary)
+		cc.Messages = make([]chat.Message, len(c.Messages))
+		for i, m := range c.Messages {
+			cc.Messages[i] = redactMessage(m, redact)
+		}
 		r.Compaction = &cc
 	}
 	if o := r.Outcome; o != nil {
@@ -44,4 +47,15 @@ func redactRecord(r Record, redact func(string) string) Record {
 		r.Outcome = &oc
 	}
 	return r
+}
+
+// redactMessage returns m with its text and tool-call arguments redacted,
+// sharing nothing with m that it changed.
+func redactMessage(m chat.Message, redact func(string) string) chat.Message {
+	m.Content = redact(m.Content)
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Arguments = redact(m.ToolCalls[i].Arguments)
+	}
+	return m
 }

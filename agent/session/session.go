@@ -79,13 +79,19 @@ type Answer struct {
 	By      string `json:"by,omitempty"` // who answered: "user", "--yes", ...
 }
 
-// Compaction records that the first Replaced messages of the
-// conversation (after the system prompt) were replaced by Summary.
+// Compaction records that the conversation was compacted: Messages is
+// the whole conversation after it (system prompt, summary, the turns kept
+// verbatim, with old tool outputs shortened), which replaces every message
+// before it when the session is loaded.
 type Compaction struct {
+	Messages []chat.Message `json:"messages"`
+	// Summary is the summary message's text; Replaced counts the messages
+	// it stands for and Pruned the tool outputs shortened to a stub.
+	Summary  string `json:"summary,omitempty"`
 	Replaced int    `json:"replaced"`
-	Summary  string `json:"summary"`
-	// Pruned counts tool results shortened to a stub before the summary.
-	Pruned int `json:"pruned,omitempty"`
+	Pruned   int    `json:"pruned,omitempty"`
+	// Focus is what the user asked the summary to keep (/compact focus).
+	Focus string `json:"focus,omitempty"`
 }
 
 // Outcome is how one run of the session ended.

@@ -29,7 +29,8 @@ func every() []Record {
 		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
 		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}}},
 		{Kind: KindAnswered, Time: at(8), Answers: []Answer{{CallID: "c2", Verdict: "deny", Reason: "not now", By: "user"}}},
-		{Kind: KindCompaction, Time: at(9), Compaction: &Compaction{Replaced: 3, Summary: "The user asked to fix a test.", Pruned: 1}},
+		{Kind: KindCompaction, Time: at(9), Compaction: &Compaction{Replaced: 3, Summary: "The user asked to fix a test.", Pruned: 1, Focus: "the test",
+			Messages: []chat.Message{{Role: chat.RoleSystem, Content: "You are tackle."}, {Role: chat.RoleUser, Content: "The user asked to fix a test."}}}},
 		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
 		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
 	}
@@ -208,7 +209,7 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 		{Kind: KindDecision, Decision: &hooks.Decision{Hook: "h", Reason: "saw hunter2", Error: "hunter2"}},
 		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}}},
 		{Kind: KindAnswered, Answers: []Answer{{CallID: "c", Verdict: "deny", Reason: "hunter2"}}},
-		{Kind: KindCompaction, Compaction: &Compaction{Summary: "hunter2"}},
+		{Kind: KindCompaction, Compaction: &Compaction{Summary: "hunter2", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hunter2"}}}},
 		{Kind: KindOutcome, Outcome: &Outcome{Status: "aborted", Reason: "hunter2"}},
 	}
 	for _, r := range recs {
@@ -220,8 +221,8 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 9 {
-		t.Errorf("file has the secret or %d redactions, want 9:\n%s", n, b)
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 10 {
+		t.Errorf("file has the secret or %d redactions, want 10:\n%s", n, b)
 	}
 	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
 		t.Errorf("the live message was changed: %+v", msg)
@@ -238,7 +239,8 @@ func TestMessagesApplyCompactions(t *testing.T) {
 		{Kind: KindMessage, Message: m(chat.RoleAssistant, "a1")},
 		{Kind: KindMessage, Prompt: true, Message: m(chat.RoleUser, "two")},
 		{Kind: KindMessage, Message: m(chat.RoleAssistant, "a2")},
-		{Kind: KindCompaction, Compaction: &Compaction{Replaced: 2, Summary: "summary of one"}},
+		{Kind: KindCompaction, Compaction: &Compaction{Replaced: 2, Summary: "summary of one", Messages: []chat.Message{
+			sys, {Role: chat.RoleUser, Content: "summary of one"}, {Role: chat.RoleUser, Content: "two"}, {Role: chat.RoleAssistant, Content: "a2"}}}},
 		{Kind: KindMessage, Prompt: true, Message: m(chat.RoleUser, "three")},
 	} {
 		if err := w.Append(r); err != nil {
