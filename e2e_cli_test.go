@@ -283,6 +283,21 @@ func TestE2EEmptyModelIsRefused(t *testing.T) {
 	}
 }
 
+// TestE2EFlagWinsOverABadEnvironmentValue: a flag given on the command
+// line is not read from the environment, so a bad value there is not an
+// error (kong used to parse it anyway and fail).
+func TestE2EFlagWinsOverABadEnvironmentValue(t *testing.T) {
+	e := newE2E(t, "plain.json")
+	r := e.runEnv([]string{"TACKLE_MAX_RETRIES=x"}, nil, "--max-retries", "1", "-p", "hi")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, %q", r.code, r.stderr)
+	}
+	r = e.runEnv([]string{"TACKLE_MAX_RETRIES=x"}, nil, "-p", "hi")
+	if want := `tackle: --max-retries: expected a valid 64 bit int but got "x" (from envar TACKLE_MAX_RETRIES="x")`; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, %q; want %d and %q", r.code, r.stderr, exitUsage, want)
+	}
+}
+
 // TestE2EMissingHookCommandFailsAtStartup: a hook whose program does not
 // exist used to skip every tool call silently; now tackle refuses to
 // start, naming the hook, its event and the problem.

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/project"
+	sessions "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -33,20 +34,6 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// Exit codes, documented in README.md and in --help.
-const (
-	exitOK          = 0   // the run finished
-	exitError       = 1   // an error: the model endpoint, a cut stream, a tool harness failure, a failed pre_tool_call hook
-	exitUsage       = 2   // bad flags or no prompt
-	exitDenied      = 3   // a tool call needed approval and was denied, or a hook paused the run
-	exitHookAbort   = 4   // a hook aborted or cancelled the run
-	exitCapped      = 5   // a budget ran out: retry rounds or the request limit
-	exitInterrupted = 130 // interrupted (Ctrl-C / SIGINT, SIGTERM)
-)
-
-const exitCodesHelp = `Exit codes: 0 finished, 1 error (also when a failing pre_tool_call hook skipped a call), 2 usage error, 3 approval denied or paused, ` +
-	`4 aborted by a hook, 5 capped (retry budget or request limit), 130 interrupted.`
 
 type cli struct {
 	Run          struct{}         `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
@@ -72,9 +59,12 @@ type cli struct {
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 
 	// Set by resolveSettings (settings.go): where each setting's value
-	// came from, and the allow and deny rules with their sources.
+	// came from, the allow and deny rules with their sources, the
+	// turn-end checks' settings (nil when they are off) and the API key.
 	origins map[string]origin
 	perms   []approval.Permission
+	checks  *checks.Config
+	apiKey  string
 }
 
 // stdio are the process's streams and environment, injected for tests.
@@ -82,30 +72,70 @@ type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	// inTTY reports whether in is a terminal.
-	inTTY  bool
-	getenv func(string) string
+	inTTY bool
+	// env is the environment, the only one tackle reads.
+	env environ
 }
 
 func main() {
-	streams := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: term.IsTerminal(int(os.Stdin.Fd())), getenv: os.Getenv}
+	streams := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: term.IsTerminal(int(os.Stdin.Fd())), env: os.Environ()}
 	os.Exit(run(os.Args[1:], streams))
 }
 
-// usageError is an error in how tackle was called.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
+// run runs tackle with args, reports the error it ends with, if any, and
+// returns its exit code.
 func run(args []string, stdio stdio) int {
+	err := execute(args, stdio)
+	report(stdio.err, err)
+	return exitCodeOf(err)
+}
+
+// execute parses args, resolves the settings and runs the command.
+func execute(args []string, stdio stdio) error {
 	var c cli
-	exit := -1
-	parser, err := kong.New(&c,
+	exited := false
+	parser, err := newParser(&c, stdio, func(int) { exited = true })
+	if err != nil {
+		return err
+	}
+	// --help and --version answer here, before the config file is read.
+	kctx, err := parser.Parse(args)
+	switch {
+	case exited: // kong calls Exit only after --help and --version, with 0
+		return nil
+	case err != nil:
+		return usageError{err}
+	}
+	cfg, err := loadConfig(stdio.env.get)
+	if err != nil {
+		return usageError{err}
+	}
+	if strings.HasPrefix(kctx.Command(), "permissions") {
+		return c.Permissions.run(kctx.Command(), cfg, stdio)
+	}
+	if err := resolveSettings(kctx, &c, cfg, stdio.env); err != nil {
+		return err
+	}
+
+	ctx, stop := interruptContext(stdio.err)
+	defer stop()
+	if c.Prompt == "" && stdio.inTTY {
+		return runInteractive(ctx, c, cfg, stdio)
+	}
+	return runPiped(ctx, c, cfg, stdio)
+}
+
+// newParser returns the parser of the command line, which fills c; it
+// reads environment variables from stdio.env (see env.go). onExit is
+// called where kong would exit.
+func newParser(c *cli, stdio stdio, onExit func(int)) (*kong.Kong, error) {
+	parser, err := kong.New(c,
 		kong.Name("tackle"),
 		kong.Description("A terminal coding assistant for any OpenAI-compatible model.\n\n"+
 			"Non-interactive: tackle -p \"fix the failing test\", or echo \"...\" | tackle.\n\n"+
 			"Settings and command hooks can also live in $XDG_CONFIG_HOME/tackle/config.json "+
 			"(its fields are named like the flags: max_requests for --max-requests); "+
-			"flags win over environment variables, which win over the file.\n\n"+exitCodesHelp),
+			"flags win over environment variables, which win over the file.\n\n"+exitCodesHelp()),
 		kong.Vars{
 			"version":      "tackle " + version,
 			"model":        "gpt-4.1-mini",
@@ -119,70 +149,17 @@ func run(args []string, stdio stdio) int {
 			"stream_idle_timeout": agent.DefaultStreamIdleTimeout.String(),
 		},
 		kong.Writers(stdio.out, stdio.err),
-		kong.Exit(func(code int) { exit = code }),
+		kong.Exit(onExit),
 		kong.Help(usage),
 		kong.UsageOnError(),
+		kong.Resolvers(envResolver(stdio.env)),
+		kong.ValueFormatter(helpValue),
 	)
 	if err != nil {
-		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
-		return exitError
+		return nil, err
 	}
-	// --help and --version answer here, before the config file is read.
-	kctx, err := parser.Parse(args)
-	if exit >= 0 {
-		return exit
-	}
-	if err != nil {
-		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
-		return exitUsage
-	}
-	cfg, err := loadConfig(stdio.getenv)
-	if err != nil {
-		report(stdio, err)
-		return exitUsage
-	}
-	if strings.HasPrefix(kctx.Command(), "permissions") {
-		return report(stdio, c.Permissions.run(kctx.Command(), cfg, stdio))
-	}
-	if err := resolveSettings(kctx, &c, cfg); err != nil {
-		return report(stdio, err)
-	}
-
-	ctx, stop := interruptContext(stdio.err)
-	defer stop()
-	runner := runPiped
-	if c.Prompt == "" && stdio.inTTY {
-		runner = runInteractive
-	}
-	code, err := runner(ctx, c, cfg, stdio)
-	if err != nil {
-		fmt.Fprintf(stdio.err, "tackle: %v\n", err)
-	}
-	return code
-}
-
-// codeOf maps an error that ends tackle before or outside a run to its
-// exit code: a usageError is a usage error, anything else an error.
-func codeOf(err error) int {
-	var u usageError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &u):
-		return exitUsage
-	}
-	return exitError
-}
-
-// report prints err, if any, one "tackle: " line per line of it, and
-// returns its exit code.
-func report(stdio stdio, err error) int {
-	if err != nil {
-		for line := range strings.Lines(err.Error()) {
-			fmt.Fprintf(stdio.err, "tackle: %s", strings.TrimSuffix(line, "\n")+"\n")
-		}
-	}
-	return codeOf(err)
+	unhookEnv(parser.Model.Node)
+	return parser, nil
 }
 
 // usage prints kong's help with a usage line that says the command is
@@ -242,66 +219,71 @@ type session struct {
 	hooks   *hooks.Registry
 	client  agent.Client
 	journal *tools.TempJournal // nil without a state directory
+	system  string             // the system prompt: tackle's, the project's instructions, the environment
 }
 
 // newSession opens the workspace and registers the built-in and configured
 // hooks. Progress of the turn-end checks goes to emit, the same sink as
 // the Worker's events. The caller closes the session.
 func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (*session, error) {
-	apiKey := stdio.getenv("OPENAI_API_KEY")
-	if apiKey == "" && c.BaseURL == "" {
-		return nil, usageError{"OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"}
-	}
 	root, err := filepath.Abs(c.Workspace)
 	if err != nil {
-		return nil, usageError{fmt.Sprintf("workspace: %v", err)}
+		return nil, usagef("workspace: %w", err)
 	}
 	ws, err := tools.OpenWorkspace(root)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{err}
 	}
 	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry()}
 	// A deny rule on reading a file also hides it from a grep of a directory.
-	s.toolbox = tools.NewRegistry(ws, tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }))
-	if state, err := config.StateDir(stdio.getenv); err == nil {
+	s.toolbox = tools.NewRegistry(ws,
+		tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }),
+		tools.WithEnv(stdio.env))
+	if state, err := config.StateDir(stdio.env.get); err == nil {
 		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(s.journal)
 		cleanStaleTemps(s.journal.Dir(), emit)
 	}
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{
-		APIKey: apiKey, BaseURL: c.BaseURL,
+		APIKey: c.apiKey, BaseURL: c.BaseURL,
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
+
+	s.system = systemPrompt(s.root, stdio.env)
 
 	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
-		approval.WithProtection(protection(cfg, s.root, stdio.getenv, c.NoProtect)),
+		approval.WithProtection(protection(cfg, s.root, stdio.env.get, c.NoProtect)),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
-	redactHook, err := redact.Hook(append(tools.SecretValues(os.Environ()), apiKey), cfg.Redact)
-	if err != nil {
-		ws.Close()
-		return nil, usageError{fmt.Sprintf("config %s: %v", cfg.Path, err)}
-	}
-	s.hooks.PostToolCall(redactHook)
-	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root}); err != nil {
-		ws.Close()
-		return nil, usageError{config.InFile(cfg.Path, err).Error()}
-	}
-	if cfg.Checks.On() {
-		ccfg := checks.Config{Workspace: s.root, Tools: s.toolbox, Report: func(e checks.Event) { emit(checkEvent(e)) }}
-		if err := cfg.Checks.Apply(&ccfg); err != nil {
-			ws.Close()
-			return nil, usageError{config.InFile(cfg.Path, err).Error()}
-		}
-		ccfg.NoAutoformat = ccfg.NoAutoformat || c.NoAutoformat
-		if _, err := checks.Register(s.hooks, ccfg); err != nil {
-			ws.Close()
-			return nil, usageError{config.InFile(cfg.Path, err).Error()}
-		}
+	if err := s.registerHooks(c, cfg, stdio.env, emit); err != nil {
+		s.Close()
+		return nil, usageError{config.InFile(cfg.Path, err)}
 	}
 	return s, nil
+}
+
+// registerHooks registers the redaction of secrets (env's, and the API
+// key), the config's command hooks and the turn-end checks. Their base
+// environment is env.
+func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+	redactHook, err := redact.Hook(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
+	if err != nil {
+		return err
+	}
+	s.hooks.PostToolCall(redactHook)
+	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return err
+	}
+	if c.checks == nil {
+		return nil
+	}
+	ccfg := *c.checks
+	ccfg.Workspace, ccfg.Tools, ccfg.Env = s.root, s.toolbox, env
+	ccfg.Report = func(e checks.Event) { emit(checkEvent(e)) }
+	_, err = checks.Register(s.hooks, ccfg)
+	return err
 }
 
 func (s *session) Close() error {
@@ -327,12 +309,27 @@ func cleanStaleTemps(dir string, emit func(agent.Event)) {
 	}
 }
 
+// systemPrompt is tackle's system prompt for the workspace with the
+// project's instruction files (AGENTS.md, CLAUDE.md) and the environment
+// (OS, shell, date, git status, Go version) added.
+func systemPrompt(root string, env environ) string {
+	o := project.Options{Workspace: root, Env: env, Now: time.Now}
+	if p, err := config.UserPath(env.get); err == nil {
+		o.UserDir = filepath.Dir(p)
+	}
+	pc, err := project.Gather(context.Background(), o)
+	if err != nil {
+		return agent.SystemPrompt(root)
+	}
+	return agent.SystemPrompt(root) + "\n\n" + pc.Prompt()
+}
+
 // worker returns a Worker for this session that sends its events to onEvent.
 func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 	return agent.New(agent.Config{
 		Client:          s.client,
 		Model:           c.Model,
-		System:          agent.SystemPrompt(s.root),
+		System:          s.system,
 		Tools:           s.toolbox,
 		Hooks:           s.hooks,
 		MaxRequests:     c.MaxRequests,
@@ -366,100 +363,115 @@ func checkEvent(e checks.Event) agent.Event {
 	return agent.Warning{Message: fmt.Sprintf("checks: unknown event %T", e)}
 }
 
-// runPiped runs one prompt without a UI and returns the exit code.
-func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
+// runPiped runs one prompt without a UI.
+func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) error {
 	prompt, err := readPrompt(c.Prompt, stdio)
 	if err != nil {
-		return codeOf(err), err
+		return err
 	}
 	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
 	s, err := newSession(c, cfg, stdio, printer.Event)
 	if err != nil {
-		return exitUsage, err
+		return err
 	}
 	defer s.Close()
 
 	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt,
 		headless.Answers{Yes: c.Yes, Protected: s.policy.Protected}, stdio.err)
-	code := exitCode(ctx, res)
-	if err := printer.Finish(res, code); err != nil && code == exitOK {
-		return exitError, err
+	err = runEnd(ctx, res)
+	if ferr := printer.Finish(res, exitCodeOf(err)); ferr != nil && err == nil {
+		return ferr
 	}
-	if res.Err != nil {
-		return code, res.Err
+	return err
+}
+
+// runEnd is the error a piped run ends with: nil when it finished and
+// every call it asked for ran.
+func runEnd(ctx context.Context, res headless.Result) error {
+	err := outcomeError(res)
+	if ctx.Err() != nil {
+		return interruptedError{err}
 	}
-	switch res.Outcome.Status {
-	case agent.StatusCapped:
-		return code, fmt.Errorf("run capped: %s", res.Outcome.Reason)
-	case agent.StatusPaused:
-		return code, fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)
-	}
+	return err
+}
+
+// outcomeError is what went wrong in a run, by how it ended: its error,
+// a budget, a pause nobody could answer, denied calls, calls that a
+// failing hook skipped.
+func outcomeError(res headless.Result) error {
+	var skipped error
 	if n := res.Outcome.HookFailures; n > 0 {
-		return code, fmt.Errorf("%d tool call(s) skipped because a pre_tool_call hook failed (see the warnings above)", n)
+		skipped = fmt.Errorf("%d tool call(s) skipped because a pre_tool_call hook failed (see the warnings above)", n)
 	}
-	return code, nil
+	switch {
+	case res.Err != nil:
+		return res.Err
+	case res.Outcome.Status == agent.StatusCapped:
+		return cappedError{res.Outcome.Reason}
+	case res.Outcome.Status == agent.StatusPaused:
+		return deniedError{fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)}
+	case res.Denied > 0:
+		return deniedError{skipped}
+	}
+	return skipped
 }
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
 // user quits. Its agents' events reach the UI through a tui.Bridge.
-func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) (int, error) {
-	userThemes, err := themes.Load(themes.Dir(stdio.getenv))
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) error {
+	userThemes, err := themes.Load(themes.Dir(stdio.env.get))
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
 	}
 	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
 		if _, err := themes.Resolve(name, true, userThemes); err != nil {
-			return exitUsage, fmt.Errorf("%s: %w", c.originOf("theme"), err)
+			return usagef("%s: %w", c.originOf("theme"), err)
 		}
 	}
 	bridge := tui.NewBridge()
 	s, err := newSession(c, cfg, stdio, bridge.Send)
 	if err != nil {
-		return exitUsage, err
+		return err
 	}
 	defer s.Close()
 
 	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
+	history, saveHistory := promptHistory(s.root, stdio)
 	err = tui.Run(ctx, tui.Options{
-		Agent:      newWorker(),
-		NewAgent:   newWorker,
-		Bridge:     bridge,
-		Policy:     s.policy,
-		Tools:      s.toolbox,
-		Model:      c.Model,
-		Workdir:    s.root,
-		Theme:      c.Theme,
-		UserThemes: userThemes,
-		Getenv:     stdio.getenv,
-		Inline:     c.Inline,
+		Agent:       newWorker(),
+		NewAgent:    newWorker,
+		Bridge:      bridge,
+		Policy:      s.policy,
+		Tools:       s.toolbox,
+		Model:       c.Model,
+		Workdir:     s.root,
+		Theme:       c.Theme,
+		UserThemes:  userThemes,
+		Env:         stdio.env,
+		Inline:      c.Inline,
+		History:     history,
+		SaveHistory: saveHistory,
 	}, stdio.in, stdio.out)
-	switch {
-	case ctx.Err() != nil:
-		return exitInterrupted, err
-	case err != nil:
-		return exitError, err
+	if ctx.Err() != nil {
+		return interruptedError{err}
 	}
-	return exitOK, nil
+	return err
 }
 
-// exitCode maps how a run ended to the documented exit codes.
-func exitCode(ctx context.Context, res headless.Result) int {
-	var hookErr *agent.HookError
-	switch {
-	case ctx.Err() != nil:
-		return exitInterrupted
-	case errors.As(res.Err, &hookErr):
-		return exitHookAbort
-	case res.Err != nil:
-		return exitError
-	case res.Outcome.Status == agent.StatusCapped:
-		return exitCapped
-	case res.Outcome.Status == agent.StatusPaused, res.Denied > 0:
-		return exitDenied
-	case res.Outcome.HookFailures > 0:
-		return exitError
+// promptHistory loads the workspace's earlier prompts and returns the
+// function that keeps new ones. Without a state directory the history
+// lasts for the session only.
+func promptHistory(root string, stdio stdio) ([]string, func(string) error) {
+	dir, err := config.StateDir(stdio.env.get)
+	if err != nil {
+		return nil, nil
 	}
-	return exitOK
+	h := sessions.Open(filepath.Join(dir, "sessions")).History(root)
+	prompts, err := h.Load(500)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
+	}
+	return prompts, h.Append
 }
 
 // loadConfig reads the user config file.
@@ -484,7 +496,7 @@ func readPrompt(flag string, stdio stdio) (string, error) {
 			return "", fmt.Errorf("read stdin: %w", err)
 		}
 		if len(b) > maxStdin {
-			return "", usageError{fmt.Sprintf("stdin is larger than %d MiB", maxStdin>>20)}
+			return "", usagef("stdin is larger than %d MiB", maxStdin>>20)
 		}
 		piped = strings.TrimSpace(string(b))
 	}
@@ -496,7 +508,7 @@ func readPrompt(flag string, stdio stdio) (string, error) {
 	case piped != "":
 		return piped, nil
 	default:
-		return "", usageError{"no prompt: pass -p \"...\" or pipe a prompt on stdin"}
+		return "", usagef("no prompt: pass -p \"...\" or pipe a prompt on stdin")
 	}
 }
 

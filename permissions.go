@@ -27,7 +27,7 @@ const sessionRulesNote = `--allow and --deny add rules to one run. Rules added w
 	`/permissions in the interactive UI lists and revokes them.`
 
 func (p *permissionsCmd) run(command string, cfg config.Config, stdio stdio) error {
-	path, err := config.UserPath(stdio.getenv)
+	path, err := config.UserPath(stdio.env.get)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func revokeRule(path string, cfg config.Config, rule string, w io.Writer) error 
 	}
 	if len(removed) == 0 {
 		if perr != nil {
-			return usageError{perr.Error()}
+			return usageError{perr}
 		}
 		var have []string
 		for _, s := range append(cfg.Deny, cfg.Allow...) {

@@ -1,63 +1,67 @@
 package main
 
-// Settings: defaults (kong tags) → config file → environment → flags, then
-// every value validated once, here, with an error that names where the
-// value came from.
+// Settings: flags > environment > config file > defaults (the layers),
+// merged and then validated once, here (resolveSettings), with errors
+// that name where each bad value came from.
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
-// setting is one flag whose value the config file may give too (in the
+// setting is one flag whose value a config file may give too (in the
 // field named like the flag, with _ for -), with the check of its value.
 type setting struct {
 	flag string
-	// fromFile sets the value from the file and reports whether the file
-	// had one.
-	fromFile func() bool
+	// fromFile sets the value from the config file f and reports whether
+	// f has one.
+	fromFile func(f *config.Config) bool
 	// check validates the value as it stands; it returns the problem as
 	// "got X; want Y".
 	check func() error
 }
 
 // settings lists the flags that are validated here, and those whose value
-// the config file can give. Adding a setting is one line, e.g.
+// a config file can give. Adding a setting is one line, e.g.
 //
-//	fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "")),
+//	fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "")),
 //
-// and a flag the file cannot set passes nil as its file value.
-func (c *cli) settings(f *config.Config) []setting {
+// and a flag no file can set passes nil as its file value.
+func (c *cli) settings() []setting {
 	return []setting{
-		fileSetting("model", &c.Model, ifSet(f.Model), wantNonEmpty("a model name as the endpoint knows it")),
-		fileSetting("base-url", &c.BaseURL, ifSet(f.BaseURL), nil),
-		fileSetting("mode", &c.Mode, ifSet(f.Mode), wantMode),
-		fileSetting("max-requests", &c.MaxRequests, f.MaxRequests, atLeast(1, "a run makes at least one model request")),
-		fileSetting("max-parallel-tools", &c.MaxParallel, f.MaxParallelTools, atLeast(1, "1 runs the calls of a reply one after another")),
-		fileSetting("max-retries", &c.MaxRetries, f.MaxRetries, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
-		fileSetting("first-token-timeout", &c.FirstToken, ifSet(time.Duration(f.FirstTokenTimeout)), positive),
-		fileSetting("stream-idle-timeout", &c.StreamIdle, ifSet(time.Duration(f.StreamIdleTimeout)), positive),
-		fileSetting("theme", &c.Theme, ifSet(f.Theme), nil),
+		fileSetting("model", &c.Model, func(f *config.Config) *string { return ifSet(f.Model) }, wantNonEmpty("a model name as the endpoint knows it")),
+		fileSetting("base-url", &c.BaseURL, func(f *config.Config) *string { return ifSet(f.BaseURL) }, nil),
+		fileSetting("mode", &c.Mode, func(f *config.Config) *string { return ifSet(f.Mode) }, wantMode),
+		fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "a run makes at least one model request")),
+		fileSetting("max-parallel-tools", &c.MaxParallel, func(f *config.Config) *int { return f.MaxParallelTools }, atLeast(1, "1 runs the calls of a reply one after another")),
+		fileSetting("max-retries", &c.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
+		fileSetting("first-token-timeout", &c.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
+		fileSetting("stream-idle-timeout", &c.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
+		fileSetting("theme", &c.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, nil),
 	}
 }
 
-// fileSetting is a setting of type T: file is the config file's value
-// (nil when the file does not set it) and check, if not nil, validates the
-// value.
-func fileSetting[T any](flag string, dst, file *T, check func(T) error) setting {
-	s := setting{flag: flag, fromFile: func() bool {
+// fileSetting is a setting of type T: file returns a config file's value
+// (nil when the file does not set it), or file is nil when no file can;
+// check, if not nil, validates the value.
+func fileSetting[T any](flag string, dst *T, file func(*config.Config) *T, check func(T) error) setting {
+	s := setting{flag: flag, fromFile: func(f *config.Config) bool {
 		if file == nil {
 			return false
 		}
-		*dst = *file
+		v := file(f)
+		if v == nil {
+			return false
+		}
+		*dst = *v
 		return true
 	}}
 	if check != nil {
@@ -148,68 +152,132 @@ func fieldName(flag string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
 }
 
-// resolveSettings fills in c what neither a flag nor the environment set
-// from the config file, validates every setting and the allow and deny
-// rules, and records where each value came from (c.origins) and the rules
-// with their sources (c.perms). Each error names the flag, the environment
-// variable or the file and field of the bad value; all of them are
-// reported.
-func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config) error {
-	onCommandLine := map[string]bool{}
+// A layer is one source of settings: it reports whether it gives setting
+// s a value, and names where from. Kong has set the values of flags and
+// environment variables while parsing; a config file's layer sets its
+// value itself.
+type layer func(s setting) (origin, bool)
+
+// layers are the sources of settings, highest precedence first: a setting
+// takes its value from the first layer that has one. A project config
+// file would be one more fromFile layer, between the environment and the
+// user's file.
+func layers(kctx *kong.Context, env environ, user config.Config) []layer {
+	return []layer{
+		fromFlags(kctx),
+		fromEnv(kctx, env),
+		fromFile(user),
+		fromDefault,
+	}
+}
+
+// fromFlags is the command line.
+func fromFlags(kctx *kong.Context) layer {
+	set := map[string]bool{}
 	for _, p := range kctx.Path {
 		if p.Flag != nil && !p.Resolved {
-			onCommandLine[p.Flag.Name] = true
+			set[p.Flag.Name] = true
 		}
 	}
-	flags := map[string]*kong.Flag{}
-	for _, f := range kctx.Flags() {
-		flags[f.Name] = f
+	return func(s setting) (origin, bool) {
+		return origin{flag: "--" + s.flag}, set[s.flag]
 	}
-	c.origins = map[string]origin{}
-	var errs []error
-	for _, s := range c.settings(&cfg) {
-		f, ok := flags[s.flag]
-		if !ok {
-			panic("settings: no flag --" + s.flag) // a programming error, caught by any test
-		}
-		o := origin{flag: "--" + s.flag}
-		switch {
-		case onCommandLine[s.flag]:
-		case envSet(f) != "":
-			o.env = envSet(f)
-		case s.fromFile():
-			o.file = cfg.Path
-		default:
-			o.dflt = true
-		}
-		c.origins[s.flag] = o
-		if s.check == nil {
-			continue
-		}
-		if err := s.check(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", o, err))
+}
+
+// fromEnv is the environment: the flags envResolver (the only resolver)
+// gave a value, from the first of their variables set in env.
+func fromEnv(kctx *kong.Context, env environ) layer {
+	vars := map[string]string{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Resolved {
+			vars[p.Flag.Name], _, _ = env.first(p.Flag.Envs)
 		}
 	}
+	return func(s setting) (origin, bool) {
+		v, ok := vars[s.flag]
+		return origin{flag: "--" + s.flag, env: v}, ok
+	}
+}
+
+// fromFile is a config file.
+func fromFile(f config.Config) layer {
+	return func(s setting) (origin, bool) {
+		return origin{flag: "--" + s.flag, file: f.Path}, s.fromFile(&f)
+	}
+}
+
+// fromDefault is the flag's default, set by kong.
+func fromDefault(s setting) (origin, bool) {
+	return origin{flag: "--" + s.flag, dflt: true}, true
+}
+
+// resolveSettings is the one step that merges and validates the settings.
+// It fills in c, from the config file, the settings neither a flag nor
+// the environment set (see layers), and records where each value came
+// from (c.origins); it validates each setting, the allow and deny rules
+// (c.perms), the redaction and turn-end check settings (c.checks) and the
+// API key (c.apiKey). Each error names the flag, the environment variable
+// or the file and field of the bad value; all of them are reported, as one
+// usageError.
+//
+// Two checks need more than the settings and are made where that is at
+// hand: a command hook's program is looked up when the session registers
+// the hooks (it may be a path in the workspace), and a theme name is
+// checked against the user's themes when the interactive UI loads them.
+func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ) error {
+	errs := c.merge(layers(kctx, env, cfg))
 	perms, err := permissions(cfg, c.Allow, c.Deny)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, err)
 	c.perms = perms
-	if len(errs) > 0 {
-		return usageError{joinLines(errs)}
+	if err := cfg.Redact.Validate(); err != nil {
+		errs = append(errs, config.InFile(cfg.Path, err))
+	}
+	c.checks, err = checkSettings(cfg, c.NoAutoformat)
+	errs = append(errs, err)
+	c.apiKey = env.get("OPENAI_API_KEY")
+	if c.apiKey == "" && c.BaseURL == "" {
+		errs = append(errs, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
 
-// envSet returns the first of the flag's environment variables that is
-// set, as kong reads them, or "".
-func envSet(f *kong.Flag) string {
-	for _, env := range f.Envs {
-		if _, ok := os.LookupEnv(env); ok {
-			return env
+// merge sets each setting from the first of ls that has a value, records
+// where it came from in c.origins, and returns the settings' problems.
+func (c *cli) merge(ls []layer) []error {
+	c.origins = map[string]origin{}
+	var errs []error
+	for _, s := range c.settings() {
+		for _, l := range ls {
+			if o, ok := l(s); ok {
+				c.origins[s.flag] = o
+				break
+			}
+		}
+		if s.check == nil {
+			continue
+		}
+		if err := s.check(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.origins[s.flag], err))
 		}
 	}
-	return ""
+	return errs
+}
+
+// checkSettings are the turn-end checks' settings from the config file,
+// with --no-autoformat; nil when the file turns the checks off.
+func checkSettings(cfg config.Config, noAutoformat bool) (*checks.Config, error) {
+	if !cfg.Checks.On() {
+		return nil, nil
+	}
+	var cc checks.Config
+	if err := cfg.Checks.Apply(&cc); err != nil {
+		return nil, config.InFile(cfg.Path, err)
+	}
+	cc.NoAutoformat = cc.NoAutoformat || noAutoformat
+	return &cc, nil
 }
 
 // permissions parses the config file's allow and deny rules and those of
@@ -246,17 +314,9 @@ func permissions(cfg config.Config, allow, deny []string) ([]approval.Permission
 		}
 	}
 	if len(errs) > 0 {
-		return nil, usageError{joinLines(errs)}
+		return nil, errors.Join(errs...)
 	}
 	return perms, nil
-}
-
-func joinLines(errs []error) string {
-	lines := make([]string, len(errs))
-	for i, err := range errs {
-		lines[i] = err.Error()
-	}
-	return strings.Join(lines, "\n")
 }
 
 // originOf names where a setting's value came from, for errors found

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
@@ -15,7 +13,7 @@ import (
 // file, so that errors name both correctly.
 func TestSettingsNameRealFlagsAndFields(t *testing.T) {
 	var c cli
-	parser, err := kong.New(&c, kong.Vars{"version": "x", "model": "m", "mode": "default", "max_requests": "1", "max_parallel": "8", "max_retries": "1", "first_token_timeout": "2m", "stream_idle_timeout": "1m"})
+	parser, err := newParser(&c, stdio{}, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +39,11 @@ func TestSettingsNameRealFlagsAndFields(t *testing.T) {
 			f.Set(reflect.New(f.Type().Elem()))
 		}
 	}
-	for _, s := range c.settings(&cfg) {
+	for _, s := range c.settings() {
 		if !flags[s.flag] {
 			t.Errorf("setting %q: no such flag", s.flag)
 		}
-		if s.fromFile() && !fields[fieldName(s.flag)] {
+		if s.fromFile(&cfg) && !fields[fieldName(s.flag)] {
 			t.Errorf("setting %q reads the file, which has no field %q", s.flag, fieldName(s.flag))
 		}
 	}

@@ -243,19 +243,10 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 		return w.loop(ctx)
 	}
 
-	byID := make(map[string]Decision, len(decisions))
-	for _, d := range decisions {
-		byID[d.CallID] = d
-	}
-	for _, cs := range p.batch {
-		if !cs.pending() {
-			continue
-		}
-		d, ok := byID[cs.orig.ID]
-		if !ok || d.Verdict < Approve || d.Verdict > AbortRun {
-			w.release() // the pause stays as it was: nothing was applied
-			return Outcome{}, fmt.Errorf("agent: resume: no valid decision for pending call %s (%s)", cs.orig.ID, cs.orig.Name)
-		}
+	byID, err := decisionsFor(p.batch, decisions)
+	if err != nil {
+		w.release() // the pause stays as it was: nothing was applied
+		return Outcome{}, err
 	}
 	w.paused = nil
 
@@ -263,42 +254,77 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 		if !cs.pending() {
 			continue
 		}
-		d := byID[cs.orig.ID]
-		w.emit(ToolCallDecided{Call: cs.call, Verdict: d.Verdict, By: d.By, Reason: d.Reason})
-		switch d.Verdict {
-		case Approve, ApproveAlways:
-			if d.Verdict == ApproveAlways && w.cfg.OnApproveAlways != nil {
-				w.cfg.OnApproveAlways(cs.call)
-			}
-			approved := cs.call
-			changedBy := w.preToolChain(ctx, cs, cs.pausedAt+1)
-			if ctx.Err() == nil && (cs.step == callRun || cs.pending()) && !sameCall(approved, cs.call) {
-				w.reapprove(ctx, cs, changedBy)
-			}
-			if ctx.Err() == nil && cs.step == callAborted {
-				return w.abortBatch(ctx, p.batch, &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason})
-			}
-		case Deny:
-			msg := "This tool call was denied; it did not run."
-			if d.Reason != "" {
-				msg += " Reason: " + d.Reason
-			}
-			cs.decide(chat.StatusDenied, msg)
-		case AbortRun:
-			reason := d.Reason
-			if reason == "" {
-				reason = "the user aborted the run"
-			}
-			return w.abortBatch(ctx, p.batch, fmt.Errorf("%w: %s", ErrUserAbort, reason))
-		}
-		if err := ctx.Err(); err != nil {
-			return w.abortBatch(ctx, p.batch, err)
+		if stop := w.apply(ctx, cs, byID[cs.orig.ID]); stop != nil {
+			return w.abortBatch(ctx, p.batch, stop)
 		}
 	}
 	if done, out, err := w.runBatch(ctx, p.batch); done {
 		return out, err
 	}
 	return w.loop(ctx)
+}
+
+// decisionsFor returns decisions by call ID, once it has checked that
+// every pending call of batch has a valid one.
+func decisionsFor(batch []*callState, decisions []Decision) (map[string]Decision, error) {
+	byID := make(map[string]Decision, len(decisions))
+	for _, d := range decisions {
+		byID[d.CallID] = d
+	}
+	for _, cs := range batch {
+		if !cs.pending() {
+			continue
+		}
+		d, ok := byID[cs.orig.ID]
+		if !ok || d.Verdict < Approve || d.Verdict > AbortRun {
+			return nil, fmt.Errorf("agent: resume: no valid decision for pending call %s (%s)", cs.orig.ID, cs.orig.Name)
+		}
+	}
+	return byID, nil
+}
+
+// apply carries out the user's decision d on the pending call cs. It
+// returns why the run must stop, or nil.
+func (w *Worker) apply(ctx context.Context, cs *callState, d Decision) error {
+	w.emit(ToolCallDecided{Call: cs.call, Verdict: d.Verdict, By: d.By, Reason: d.Reason})
+	switch d.Verdict {
+	case Approve, ApproveAlways:
+		if err := w.approve(ctx, cs, d.Verdict == ApproveAlways); err != nil {
+			return err
+		}
+	case Deny:
+		msg := "This tool call was denied; it did not run."
+		if d.Reason != "" {
+			msg += " Reason: " + d.Reason
+		}
+		cs.decide(chat.StatusDenied, msg)
+	case AbortRun:
+		reason := d.Reason
+		if reason == "" {
+			reason = "the user aborted the run"
+		}
+		return fmt.Errorf("%w: %s", ErrUserAbort, reason)
+	}
+	return ctx.Err()
+}
+
+// approve goes on with the pre_tool_call chain of the call cs after the
+// hook that paused it; always says the user approved it for the session
+// too. A call that hooks then change is put to the user again (see
+// reapprove). It returns the abort of a hook, or nil.
+func (w *Worker) approve(ctx context.Context, cs *callState, always bool) error {
+	if always && w.cfg.OnApproveAlways != nil {
+		w.cfg.OnApproveAlways(cs.call)
+	}
+	approved := cs.call
+	changedBy := w.preToolChain(ctx, cs, cs.pausedAt+1)
+	if ctx.Err() == nil && (cs.step == callRun || cs.pending()) && !sameCall(approved, cs.call) {
+		w.reapprove(ctx, cs, changedBy)
+	}
+	if ctx.Err() == nil && cs.step == callAborted {
+		return &HookError{Event: hooks.PreToolCall, Hook: cs.hook, Reason: cs.reason}
+	}
+	return nil
 }
 
 // acquire marks the Worker busy. resume says whether a paused run is
@@ -355,17 +381,33 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 	}
 	st.requests++
 
+	reply, stop := w.request(ctx)
+	if stop != nil {
+		out, err = w.abort(ctx, stop)
+		return true, out, err
+	}
+	msg := w.addReply(reply)
+	if len(msg.ToolCalls) == 0 {
+		conv, _ := w.snapshot()
+		return w.turnEnd(ctx, hooks.TurnEndInput{Messages: conv, Final: msg, Round: st.budget.Rounds()}, 0)
+	}
+	return w.decideBatch(ctx, msg.ToolCalls)
+}
+
+// request runs the pre_llm_request chain on the conversation and streams
+// the model's reply to the request the hooks left. It returns the reply,
+// or why the run must stop.
+func (w *Worker) request(ctx context.Context) (chat.Message, error) {
+	st := w.run
 	msgs, model := w.snapshot()
 	req := hooks.LLMRequestInput{Model: model, Messages: msgs, Request: st.requests}
 	var by string
 	res := st.hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
-		out, err = w.abort(ctx, err)
-		return true, out, err
+		return chat.Message{}, err
 	}
 	if res.Action == hooks.RequestCancel {
-		out, err = w.abort(ctx, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason})
-		return true, out, err
+		return chat.Message{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
 	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs}, w.emit)
@@ -373,13 +415,16 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
 		}
-		out, err = w.abort(ctx, err)
-		return true, out, err
+		return chat.Message{}, err
 	}
 	st.usage = st.usage.Add(reply.Usage)
 	w.emit(UsageReport{Request: reply.Usage, Total: st.usage})
+	return reply.Message, nil
+}
 
-	msg := reply.Message
+// addReply adds the model's reply to the conversation as the assistant's
+// message, with tool call IDs made unique, emits it and returns it.
+func (w *Worker) addReply(msg chat.Message) chat.Message {
 	msg.Role = chat.RoleAssistant
 	if len(msg.ToolCalls) > 0 {
 		w.mu.Lock()
@@ -389,18 +434,17 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 	w.appendConv(msg)
 	w.emit(AssistantMessage{Message: msg})
 	if msg.Content != "" {
-		st.lastText = msg.Content
+		w.run.lastText = msg.Content
 	}
+	return msg
+}
 
-	if len(msg.ToolCalls) == 0 {
-		conv, _ := w.snapshot()
-		return w.turnEnd(ctx, hooks.TurnEndInput{Messages: conv, Final: msg, Round: st.budget.Rounds()}, 0)
-	}
-
-	// Every pre_tool_call chain of the batch is evaluated before anything
-	// runs, so several calls can wait for the user at once.
-	batch := make([]*callState, len(msg.ToolCalls))
-	for i, call := range msg.ToolCalls {
+// decideBatch evaluates the pre_tool_call chain of every call of a reply
+// before anything runs, so several calls can wait for the user at once,
+// and then runs the batch (see runBatch).
+func (w *Worker) decideBatch(ctx context.Context, calls []chat.ToolCall) (done bool, out Outcome, err error) {
+	batch := make([]*callState, len(calls))
+	for i, call := range calls {
 		batch[i] = &callState{orig: call, call: call}
 	}
 	for _, cs := range batch {
@@ -542,18 +586,8 @@ func (w *Worker) pendingCall(cs *callState) PendingCall {
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
-	var pending []PendingCall
-	for _, cs := range batch {
-		if cs.pending() {
-			pending = append(pending, w.pendingCall(cs))
-		}
-	}
-	if len(pending) > 0 {
-		w.mu.Lock()
-		w.paused = &pause{batch: batch}
-		w.mu.Unlock()
-		w.emit(PausedEvent{Pending: pending})
-		out, err = w.end(StatusPaused, pending[0].Reason, pending, nil)
+	if pending := w.pendingCalls(batch); len(pending) > 0 {
+		out, err = w.pause(batch, pending)
 		return true, out, err
 	}
 
@@ -565,35 +599,15 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	// runs per result, sequentially. Once the run is stopped (cancelled,
 	// or aborted by a hook) the remaining results get only the Protect
 	// hooks.
-	st := w.run
 	var stop error
 	for i, cs := range batch {
 		<-finished[i]
 		if stop == nil && ctx.Err() != nil {
 			stop = ctx.Err()
 		}
-		switch {
-		case cs.step != callRun:
-			// Decided without running: skipped, denied, an error result.
-		case !cs.ran:
-			cs.decide(chat.StatusError, "The run was stopped before this call started: "+stop.Error())
-		case stop != nil:
-			post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
-			st.hooks.RunPostToolProtect(ctx, &post, w.recorder(nil))
-			cs.result = post.Result
-			cs.result.CallID = cs.orig.ID
-		default:
-			post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
-			var by string
-			res := st.hooks.RunPostToolCall(ctx, &post, w.recorder(&by))
-			cs.result = post.Result
-			cs.result.CallID = cs.orig.ID // whatever the hooks did to it
-			if res.Action == hooks.PostAbort {
-				if stop = ctx.Err(); stop == nil {
-					stop = &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
-				}
-				cancel()
-			}
+		if abort := w.settle(ctx, cs, stop); abort != nil {
+			stop = abort
+			cancel()
 		}
 		var d time.Duration
 		if cs.ran {
@@ -615,6 +629,61 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		return true, out, err
 	}
 	return false, Outcome{}, nil
+}
+
+// pendingCalls returns the calls of batch that wait for the user, with
+// their previews.
+func (w *Worker) pendingCalls(batch []*callState) []PendingCall {
+	var pending []PendingCall
+	for _, cs := range batch {
+		if cs.pending() {
+			pending = append(pending, w.pendingCall(cs))
+		}
+	}
+	return pending
+}
+
+// pause ends the run as paused on the pending calls of batch, keeping the
+// batch for Resume.
+func (w *Worker) pause(batch []*callState, pending []PendingCall) (Outcome, error) {
+	w.mu.Lock()
+	w.paused = &pause{batch: batch}
+	w.mu.Unlock()
+	w.emit(PausedEvent{Pending: pending})
+	return w.end(StatusPaused, pending[0].Reason, pending, nil)
+}
+
+// settle gives the call cs its final result once it is done: a call that
+// ran goes through the post_tool_call chain, or only its Protect hooks when
+// the run was stopped (stop is why); an approved call that never started
+// gets an error result. It returns why the run must stop when a hook
+// aborts it, else nil.
+func (w *Worker) settle(ctx context.Context, cs *callState, stop error) error {
+	hs := w.run.hooks
+	switch {
+	case cs.step != callRun:
+		// Decided without running: skipped, denied, an error result.
+	case !cs.ran:
+		cs.decide(chat.StatusError, "The run was stopped before this call started: "+stop.Error())
+	case stop != nil:
+		post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
+		hs.RunPostToolProtect(ctx, &post, w.recorder(nil))
+		cs.result = post.Result
+		cs.result.CallID = cs.orig.ID
+	default:
+		post := hooks.PostToolInput{Call: cs.call, Result: cs.result}
+		var by string
+		res := hs.RunPostToolCall(ctx, &post, w.recorder(&by))
+		cs.result = post.Result
+		cs.result.CallID = cs.orig.ID // whatever the hooks did to it
+		if res.Action == hooks.PostAbort {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return &HookError{Event: hooks.PostToolCall, Hook: by, Reason: res.Reason}
+		}
+	}
+	return nil
 }
 
 // startBatch starts the approved calls of batch in call order, at most

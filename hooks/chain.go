@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -213,24 +212,14 @@ func runChain[In, Out any](ctx context.Context, r *Registry, hs []Hook[In, Out],
 	if s.callID != nil {
 		callID = s.callID(in)
 	}
-	// One allocation for the contexts of the whole chain.
-	ctxs := make([]hookCtx, len(hs)-from)
 
 	for i := from; i < len(hs); i++ {
 		h := &hs[i]
 		if err := ctx.Err(); err != nil {
 			return s.cancelled(fmt.Sprintf("cancelled before hook %q ran: %v", h.Name, context.Cause(ctx))), i, false
 		}
-		timeout := r.timeoutOf(h.Timeout)
-
-		t0 := time.Now()
-		start := r.stamp(t0)
-		hc := &ctxs[i-from]
-		hc.Context, hc.deadline = ctx, t0.Add(timeout)
-		out, err, panicked := call(h.Run, hc, in)
-		hc.end()
-		t1 := time.Now()
-		d := Decision{Event: s.event, Hook: h.Name, Duration: r.stamp(t1).Sub(start), CallID: callID}
+		out, dur, fail := callHook(ctx, r, h.Timeout, h.Run, in)
+		d := Decision{Event: s.event, Hook: h.Name, Duration: dur, CallID: callID}
 
 		if ctx.Err() != nil {
 			// The caller cancelled while the hook ran: its result is
@@ -241,7 +230,6 @@ func runChain[In, Out any](ctx context.Context, r *Registry, hs []Hook[In, Out],
 			return s.cancelled(d.Reason), i, false
 		}
 
-		fail := hookFailure(err, panicked, t1, hc.deadline, timeout)
 		var act uint8
 		if fail == nil {
 			act, d.Result, d.Reason, fail = s.inspect(out)
@@ -281,15 +269,9 @@ func runProtect(ctx context.Context, r *Registry, hs []Hook[PostToolInput, PostT
 		if !h.Protect || in.Result.Content == "" {
 			continue
 		}
-		timeout := r.timeoutOf(h.Timeout)
-		t0 := time.Now()
-		start := r.stamp(t0)
-		hc := &hookCtx{Context: ctx, deadline: t0.Add(timeout)}
-		_, err, panicked := call(h.Run, hc, in)
-		hc.end()
-		t1 := time.Now()
-		d := Decision{Event: PostToolCall, Hook: h.Name, Result: postActions[PostContinue], Duration: r.stamp(t1).Sub(start), CallID: in.Call.ID, Protect: true}
-		if fail := hookFailure(err, panicked, t1, hc.deadline, timeout); fail != nil {
+		_, dur, fail := callHook(ctx, r, h.Timeout, h.Run, in)
+		d := Decision{Event: PostToolCall, Hook: h.Name, Result: postActions[PostContinue], Duration: dur, CallID: in.Call.ID, Protect: true}
+		if fail != nil {
 			d.Error = fail.Error()
 			d.Reason = fmt.Sprintf("hook %q failed: %s", h.Name, d.Error)
 			d.Result = "withheld"
@@ -299,16 +281,28 @@ func runProtect(ctx context.Context, r *Registry, hs []Hook[PostToolInput, PostT
 	}
 }
 
-// hookFailure is the failure of a hook call that returned err at end, or
-// nil: a panic, a return at or after the deadline, or an error.
-func hookFailure(err error, panicked bool, end, deadline time.Time, timeout time.Duration) error {
+// callHook runs one hook with its own timeout (own, else the registry's)
+// under ctx, and returns its result, how long it took by the trace clock
+// and its failure (nil when it succeeded). The hook's context ends when it
+// returns. A hook that returns at or after its deadline has timed out,
+// whatever it returned; a panic is a failure too.
+func callHook[In, Out any](ctx context.Context, r *Registry, own time.Duration, run func(context.Context, *In) (Out, error), in *In) (out Out, dur time.Duration, fail error) {
+	timeout := r.timeoutOf(own)
+	t0 := time.Now()
+	start := r.stamp(t0)
+	deadline := t0.Add(timeout)
+	hctx, cancel := context.WithDeadline(ctx, deadline)
+	out, err, panicked := call(run, hctx, in)
+	cancel()
+	t1 := time.Now()
+	dur = r.stamp(t1).Sub(start)
 	switch {
 	case panicked:
-		return err
-	case !end.Before(deadline):
-		return fmt.Errorf("%w after %v", errTimedOut, timeout)
+		return out, dur, err
+	case !t1.Before(deadline):
+		return out, dur, fmt.Errorf("%w after %v", errTimedOut, timeout)
 	}
-	return err
+	return out, dur, err
 }
 
 // timeoutOf is the timeout of a hook whose own Timeout is t.
@@ -356,68 +350,4 @@ func call[In, Out any](run func(context.Context, *In) (Out, error), ctx context.
 	}()
 	out, err = run(ctx, in)
 	return out, err, false
-}
-
-// hookCtx is the context of one hook call: the caller's ctx with the hook's
-// deadline. Its timer is armed lazily, the first time the hook asks for
-// Done, so a hook that never waits costs no timer and no allocation; Err
-// reports context.DeadlineExceeded once the deadline has passed, armed or
-// not. After the call returns the context counts as cancelled.
-type hookCtx struct {
-	context.Context // the caller's; supplies Value
-	deadline        time.Time
-
-	mu     sync.Mutex
-	armed  context.Context // context.WithDeadline(Context, deadline), once Done was asked for
-	cancel context.CancelFunc
-	ended  bool
-}
-
-func (c *hookCtx) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
-		return d, true
-	}
-	return c.deadline, true
-}
-
-func (c *hookCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.armed == nil {
-		c.armed, c.cancel = context.WithDeadline(c.Context, c.deadline)
-		if c.ended {
-			c.cancel()
-		}
-	}
-	return c.armed.Done()
-}
-
-func (c *hookCtx) Err() error {
-	c.mu.Lock()
-	armed, ended := c.armed, c.ended
-	c.mu.Unlock()
-	switch {
-	case armed != nil:
-		return armed.Err()
-	case ended:
-		return context.Canceled
-	}
-	if err := c.Context.Err(); err != nil {
-		return err
-	}
-	if !time.Now().Before(c.deadline) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// end marks the call as returned and releases the timer, if armed.
-func (c *hookCtx) end() {
-	c.mu.Lock()
-	c.ended = true
-	cancel := c.cancel
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 }

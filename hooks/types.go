@@ -8,6 +8,7 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -44,6 +45,17 @@ func (e Event) String() string {
 
 // MarshalText writes the event's snake_case name.
 func (e Event) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText reads an event's snake_case name, as MarshalText writes it.
+func (e *Event) UnmarshalText(b []byte) error {
+	for i, name := range eventNames {
+		if name != "" && name == string(b) {
+			*e = Event(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown hook event %q", b)
+}
 
 // ---- inputs. In-process hooks receive pointers and may change them. ----
 

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tackle-dev/tackle/tools/suggest"
 )
@@ -117,32 +118,21 @@ func Load(dir string) ([]Theme, error) {
 	return themes, errors.Join(errs...)
 }
 
-// paletteFields maps each palette JSON name to its struct field index, in
-// declaration order.
-var paletteFields = func() []struct {
-	name  string
-	index int
-} {
+// paletteNames are the JSON names of the palette colours, in declaration
+// order: name i is the name of field i of Palette.
+var paletteNames = sync.OnceValue(func() []string {
 	typ := reflect.TypeFor[Palette]()
-	out := make([]struct {
-		name  string
-		index int
-	}, typ.NumField())
+	names := make([]string, typ.NumField())
 	for i := range typ.NumField() {
-		out[i].name = typ.Field(i).Tag.Get("json")
-		out[i].index = i
+		names[i] = typ.Field(i).Tag.Get("json")
 	}
-	return out
-}()
+	return names
+})
 
 // PaletteFields returns the JSON names of the palette colours, in
 // declaration order.
 func PaletteFields() []string {
-	names := make([]string, len(paletteFields))
-	for i, f := range paletteFields {
-		names[i] = f.name
-	}
-	return names
+	return slices.Clone(paletteNames())
 }
 
 var topFields = []string{"name", "dark", "extends", "palette"}
@@ -150,115 +140,189 @@ var topFields = []string{"name", "dark", "extends", "palette"}
 // parse decodes and validates one theme file. file is used in error messages;
 // base looks up the theme that "extends" names (nil: extending is not allowed).
 func parse(file string, data []byte, base func(string) (Theme, bool)) (Theme, error) {
-	fail := func(field, format string, args ...any) *Error {
-		return &Error{File: file, Field: field, Problem: fmt.Sprintf(format, args...)}
-	}
-
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return Theme{}, jsonError(file, data, "", err)
 	}
 	if top == nil {
-		return Theme{}, fail("", "want a JSON object, got null")
+		return Theme{}, &Error{File: file, Problem: "want a JSON object, got null"}
 	}
+	f := &themeFile{file: file, top: top}
+	f.checkFields()
+	t := Theme{Name: f.name()}
+	parent := f.parent(base)
+	t.Dark = f.dark(parent)
+	t.Palette = f.palette(parent)
+	if len(f.errs) > 0 {
+		return Theme{}, errors.Join(f.errs...)
+	}
+	return t, nil
+}
 
-	var errs []error
-	for _, k := range sortedKeys(top) {
+// themeFile is one theme file being validated: its top-level fields and the
+// problems found so far, in the order they are reported.
+type themeFile struct {
+	file string
+	top  map[string]json.RawMessage
+	errs []error
+}
+
+// fail records a problem with field ("" for the file as a whole).
+func (f *themeFile) fail(field, format string, args ...any) {
+	f.errs = append(f.errs, &Error{File: f.file, Field: field, Problem: fmt.Sprintf(format, args...)})
+}
+
+// extends reports whether the file has an "extends" field, valid or not.
+func (f *themeFile) extends() bool {
+	_, ok := f.top["extends"]
+	return ok
+}
+
+// checkFields reports the top-level fields that are not theme fields.
+func (f *themeFile) checkFields() {
+	for _, k := range sortedKeys(f.top) {
 		if !slices.Contains(topFields, k) {
-			errs = append(errs, fail(k, "unknown field%s", didYouMean(k, topFields)))
+			f.fail(k, "unknown field%s", didYouMean(k, topFields))
 		}
 	}
+}
 
-	t := Theme{Name: strings.TrimSuffix(filepath.Base(file), ".json")}
-	if raw, ok := top["name"]; ok {
-		if err := json.Unmarshal(raw, &t.Name); err != nil {
-			errs = append(errs, fail("name", "want a string, got %s", raw))
-		}
-	}
-	if !validName(t.Name) {
-		errs = append(errs, fail("name", "%q is not a theme name (want letters, digits, '-', '_' or '.'; not \"auto\")", t.Name))
-	}
-
-	var parent *Theme
-	if raw, ok := top["extends"]; ok {
-		var name string
+// name is the theme's "name", else the file name without ".json".
+func (f *themeFile) name() string {
+	name := strings.TrimSuffix(filepath.Base(f.file), ".json")
+	if raw, ok := f.top["name"]; ok {
 		if err := json.Unmarshal(raw, &name); err != nil {
-			errs = append(errs, fail("extends", "want a string, got %s", raw))
-		} else if b, ok := lookup(base, name); !ok || b.IsNoColor() {
-			errs = append(errs, fail("extends", "%q is not a built-in theme (want one of %s)", name, builtinNames()))
-		} else {
-			parent = &b
+			f.fail("name", "want a string, got %s", raw)
 		}
 	}
-
-	if raw, ok := top["dark"]; ok {
-		if err := json.Unmarshal(raw, &t.Dark); err != nil {
-			errs = append(errs, fail("dark", "want true or false, got %s", raw))
-		}
-	} else if parent != nil {
-		t.Dark = parent.Dark
-	} else if _, hasExtends := top["extends"]; !hasExtends {
-		errs = append(errs, fail("dark", "missing (true for a theme meant for dark backgrounds)"))
+	if !validName(name) {
+		f.fail("name", "%q is not a theme name (want letters, digits, '-', '_' or '.'; not \"auto\")", name)
 	}
+	return name
+}
 
+// parent is the built-in theme that "extends" names, or nil when there is
+// none or it names no built-in theme.
+func (f *themeFile) parent(base func(string) (Theme, bool)) *Theme {
+	raw, ok := f.top["extends"]
+	if !ok {
+		return nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		f.fail("extends", "want a string, got %s", raw)
+		return nil
+	}
+	b, ok := lookup(base, name)
+	if !ok || b.IsNoColor() {
+		f.fail("extends", "%q is not a built-in theme (want one of %s)", name, builtinNames())
+		return nil
+	}
+	return &b
+}
+
+// dark is the theme's "dark", else its parent's; it is required when the
+// file extends nothing.
+func (f *themeFile) dark(parent *Theme) bool {
+	raw, ok := f.top["dark"]
+	switch {
+	case ok:
+		var dark bool
+		if err := json.Unmarshal(raw, &dark); err != nil {
+			f.fail("dark", "want true or false, got %s", raw)
+		}
+		return dark
+	case parent != nil:
+		return parent.Dark
+	case !f.extends():
+		f.fail("dark", "missing (true for a theme meant for dark backgrounds)")
+	}
+	return false
+}
+
+// palette is the parent's palette (if any) with the file's colours set over
+// it; without a parent every colour is required.
+func (f *themeFile) palette(parent *Theme) Palette {
+	var p Palette
 	if parent != nil {
-		t.Palette = parent.Palette
+		p = parent.Palette
 	}
-	colours := map[string]json.RawMessage{}
-	paletteOK := false
-	if raw, ok := top["palette"]; ok {
-		if err := json.Unmarshal(raw, &colours); err != nil || colours == nil {
-			errs = append(errs, fail("palette", "want an object of colours, got %s", abbreviate(raw)))
-			colours = map[string]json.RawMessage{}
-		} else {
-			paletteOK = true
+	colours, ok := f.colours()
+	missing := f.setColours(&p, colours, parent == nil)
+	if ok {
+		f.reportMissing(missing)
+	}
+	return p
+}
+
+// colours is the "palette" object, and whether the file has a valid one.
+func (f *themeFile) colours() (map[string]json.RawMessage, bool) {
+	raw, ok := f.top["palette"]
+	if !ok {
+		if !f.extends() {
+			f.fail("palette", "missing")
 		}
-	} else if _, hasExtends := top["extends"]; !hasExtends {
-		errs = append(errs, fail("palette", "missing"))
+		return nil, false
 	}
-	known := PaletteFields()
+	var colours map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &colours); err != nil || colours == nil {
+		f.fail("palette", "want an object of colours, got %s", abbreviate(raw))
+		return nil, false
+	}
+	return colours, true
+}
+
+// setColours sets the valid colours of colours in p and reports the others.
+// With required it returns the names of the palette colours that colours
+// lacks.
+func (f *themeFile) setColours(p *Palette, colours map[string]json.RawMessage, required bool) (missing []string) {
+	known := paletteNames()
 	for _, k := range sortedKeys(colours) {
 		if !slices.Contains(known, k) {
-			errs = append(errs, fail("palette."+k, "unknown colour%s", didYouMean(k, known)))
+			f.fail("palette."+k, "unknown colour%s", didYouMean(k, known))
 		}
 	}
-	pv := reflect.ValueOf(&t.Palette).Elem()
-	var missing []string
-	for _, f := range paletteFields {
-		raw, ok := colours[f.name]
+	pv := reflect.ValueOf(p).Elem()
+	for i, name := range known {
+		raw, ok := colours[name]
 		if !ok {
-			if parent == nil {
-				missing = append(missing, f.name)
+			if required {
+				missing = append(missing, name)
 			}
 			continue
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			errs = append(errs, fail("palette."+f.name, "want a colour string like \"#89b4fa\", got %s", abbreviate(raw)))
-			continue
+		if c, ok := f.colour(name, raw); ok {
+			pv.Field(i).SetString(c)
 		}
-		c, ok := normaliseColour(s)
-		if !ok {
-			errs = append(errs, fail("palette."+f.name, "%q is not a colour (want #rgb or #rrggbb)", s))
-			continue
-		}
-		pv.Field(f.index).SetString(c)
 	}
-	const hint = "every colour is required unless \"extends\" names a built-in theme"
-	switch {
-	case !paletteOK || len(missing) == 0:
-	case len(missing) <= 4:
-		for _, m := range missing {
-			errs = append(errs, fail("palette."+m, "missing (%s)", hint))
-		}
-	default:
-		errs = append(errs, fail("palette", "missing %d colours: %s (%s)", len(missing), strings.Join(missing, ", "), hint))
-	}
+	return missing
+}
 
-	if len(errs) > 0 {
-		return Theme{}, errors.Join(errs...)
+// colour decodes and normalises the colour named name.
+func (f *themeFile) colour(name string, raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		f.fail("palette."+name, "want a colour string like \"#89b4fa\", got %s", abbreviate(raw))
+		return "", false
 	}
-	return t, nil
+	c, ok := normaliseColour(s)
+	if !ok {
+		f.fail("palette."+name, "%q is not a colour (want #rgb or #rrggbb)", s)
+	}
+	return c, ok
+}
+
+// reportMissing reports missing palette colours: each by name when there
+// are a few, else all in one problem.
+func (f *themeFile) reportMissing(missing []string) {
+	const hint = "every colour is required unless \"extends\" names a built-in theme"
+	if len(missing) > 4 {
+		f.fail("palette", "missing %d colours: %s (%s)", len(missing), strings.Join(missing, ", "), hint)
+		return
+	}
+	for _, m := range missing {
+		f.fail("palette."+m, "missing (%s)", hint)
+	}
 }
 
 // jsonError turns an encoding/json error into an [*Error] with a line and

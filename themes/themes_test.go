@@ -286,6 +286,8 @@ func TestParseProblems(t *testing.T) {
 		{"not an object", `[1]`, `t.json: want a JSON object, got array`},
 		{"null", `null`, `t.json: want a JSON object, got null`},
 		{"bad name", `{"name": "my theme", "extends": "dark"}`, `t.json: name: "my theme" is not a theme name`},
+		{"name not a string", `{"name": 5, "extends": "dark"}`, `t.json: name: want a string, got 5`},
+		{"extends not a string", `{"extends": 1}`, `t.json: extends: want a string, got 1`},
 		{"auto is reserved", `{"name": "auto", "extends": "dark"}`, `t.json: name: "auto" is not a theme name`},
 		{"colour not a string", `{"extends": "dark", "palette": {"accent": 5}}`, `t.json: palette.accent: want a colour string like "#89b4fa", got 5`},
 		{"palette not an object", `{"extends": "dark", "palette": "blue"}`, `t.json: palette: want an object of colours, got "blue"`},

@@ -91,46 +91,64 @@ func (m *Model) applyEvent(ev agent.Event) {
 			m.note(noteHook, joinNonEmpty(" — ", fmt.Sprintf("%s hook %s: %s", d.Event, d.Hook, d.Result), firstLine(d.Reason)))
 		}
 	case agent.RetryPushed:
-		m.retry = fmt.Sprintf("retry %d/%d", e.Round, e.Max)
-		if m.checks != nil && m.lastEntry() == entry(m.checks) {
-			m.checks.retry = m.retry
-			m.checks.touch()
-			return
-		}
-		var feedback string
-		if len(e.Messages) > 0 {
-			feedback = firstLine(e.Messages[0].Content)
-		}
-		m.note(noteRetry, joinNonEmpty(": ", fmt.Sprintf("%s pushed feedback to the model (%s)", e.Hook, m.retry), feedback))
+		m.retryPushed(e)
 	case agent.UsageReport:
 		m.usage = m.usage.Add(e.Request)
 		m.ctxSize = e.Request.PromptTokens
 	case agent.Warning:
 		m.note(noteWarn, e.Message)
 	case agent.CheckStarted:
-		if m.checks == nil || m.lastEntry() != entry(m.checks) {
-			m.checks = &checksEntry{}
-			m.transcript.add(m.checks)
-		}
-		m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
-		m.checks.touch()
+		m.checkStarted(e)
 	case agent.CheckFinished:
-		if m.checks == nil {
-			m.checks = &checksEntry{}
-			m.transcript.add(m.checks)
-		}
-		c := m.checks.find(e.Check)
-		if c == nil || c.status != "" {
-			m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
-			c = &m.checks.checks[len(m.checks.checks)-1]
-		}
-		c.status, c.problems, c.summary = e.Status, e.Problems, e.Summary
-		m.checks.touch()
+		m.checkFinished(e)
 	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:
 		// The run's outcome, which follows, says the same.
 	case agent.ToolCallDecided:
 		// The user's own answer in the approval dialog.
 	}
+}
+
+// retryPushed shows a turn-end retry: on the checks entry it follows, or
+// as a note with the first line of the feedback.
+func (m *Model) retryPushed(e agent.RetryPushed) {
+	m.retry = fmt.Sprintf("retry %d/%d", e.Round, e.Max)
+	if m.checks != nil && m.lastEntry() == entry(m.checks) {
+		m.checks.retry = m.retry
+		m.checks.touch()
+		return
+	}
+	var feedback string
+	if len(e.Messages) > 0 {
+		feedback = firstLine(e.Messages[0].Content)
+	}
+	m.note(noteRetry, joinNonEmpty(": ", fmt.Sprintf("%s pushed feedback to the model (%s)", e.Hook, m.retry), feedback))
+}
+
+// checkStarted adds a running check to the checks entry, which starts a
+// new one unless it is the last entry.
+func (m *Model) checkStarted(e agent.CheckStarted) {
+	if m.checks == nil || m.lastEntry() != entry(m.checks) {
+		m.checks = &checksEntry{}
+		m.transcript.add(m.checks)
+	}
+	m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
+	m.checks.touch()
+}
+
+// checkFinished records a check's result on its running line, or on a
+// new line when it has none.
+func (m *Model) checkFinished(e agent.CheckFinished) {
+	if m.checks == nil {
+		m.checks = &checksEntry{}
+		m.transcript.add(m.checks)
+	}
+	c := m.checks.find(e.Check)
+	if c == nil || c.status != "" {
+		m.checks.checks = append(m.checks.checks, checkState{name: e.Check})
+		c = &m.checks.checks[len(m.checks.checks)-1]
+	}
+	c.status, c.problems, c.summary = e.Status, e.Problems, e.Summary
+	m.checks.touch()
 }
 
 // assistantMessage ends the streamed text of one model reply and shows

@@ -41,7 +41,7 @@ func BenchmarkStreamThroughUI(b *testing.B) {
 	for _, every := range []int{1, 16} {
 		b.Run(fmt.Sprintf("frame-every-%d-deltas", every), func(b *testing.B) {
 			for b.Loop() {
-				m := New(Options{Agent: &fakeAgent{}, Theme: "dark", Getenv: func(string) string { return "" }})
+				m := New(Options{Agent: &fakeAgent{}, Theme: "dark", Env: []string{}})
 				m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 				m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 				var first, last time.Duration

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,9 +12,49 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// commands are the slash commands, for /help and for telling a command
-// from a message that starts with a path.
-var commands = []string{"help", "clear", "mode", "model", "permissions", "theme", "quit", "exit"}
+// slashCommand is one slash command: the table below is the one place a
+// command is defined, for running it, for /help and for the list an
+// unknown command is answered with.
+type slashCommand struct {
+	name    string
+	aliases []string
+	args    string // as /help shows them, e.g. "<mode>"
+	help    string
+	run     func(m *Model, arg string) tea.Cmd
+}
+
+// slashCommands are the slash commands in the order /help lists them.
+// (A function, not a variable: the entries refer to Model methods that
+// use the table.)
+func slashCommands() []slashCommand {
+	return []slashCommand{
+		{name: "help", aliases: []string{"?"}, help: "this help", run: func(m *Model, _ string) tea.Cmd {
+			m.pushDialog(newHelpDialog())
+			return nil
+		}},
+		{name: "clear", help: "start a new conversation", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
+		{name: "mode", args: "<mode>", help: "approval mode: default, accept-edits, yolo, plan", run: func(m *Model, arg string) tea.Cmd {
+			m.setMode(arg)
+			return nil
+		}},
+		{name: "model", args: "<name>", help: "switch the model", run: func(m *Model, arg string) tea.Cmd {
+			m.setModel(arg)
+			return nil
+		}},
+		{name: "init", help: "ask the model to survey the project and write a starter AGENTS.md", run: func(m *Model, arg string) tea.Cmd {
+			return m.sendPrompt(initPrompt(arg))
+		}},
+		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
+			m.showPermissions()
+			return nil
+		}},
+		{name: "theme", args: "<name>", help: "switch the theme", run: func(m *Model, arg string) tea.Cmd {
+			m.setThemeByName(arg)
+			return nil
+		}},
+		{name: "quit", aliases: []string{"exit", "q"}, help: "quit", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+	}
+}
 
 // parseCommand reads "/name arg". A first word with another slash in it
 // ("/etc/hosts is broken") is a message, not a command.
@@ -31,25 +72,43 @@ func parseCommand(text string) (name, arg string, ok bool) {
 
 // command runs a slash command.
 func (m *Model) command(name, arg string) tea.Cmd {
-	switch name {
-	case "help", "?":
-		m.pushDialog(newHelpDialog())
-	case "clear":
-		return m.clearSession()
-	case "mode":
-		m.setMode(arg)
-	case "model":
-		m.setModel(arg)
-	case "permissions":
-		m.showPermissions()
-	case "theme":
-		m.setThemeByName(arg)
-	case "quit", "exit", "q":
-		return m.quit()
-	default:
-		m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(commands[:7], ", /")))
+	cmds := slashCommands()
+	for _, c := range cmds {
+		if c.name == name || slices.Contains(c.aliases, name) {
+			return c.run(m, arg)
+		}
 	}
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	m.note(noteError, fmt.Sprintf("unknown command /%s — the commands are /%s (/help lists the keys too)", name, strings.Join(names, ", /")))
 	return nil
+}
+
+// sendPrompt sends a prompt a command wrote, as if typed: it starts a
+// turn, or waits in the queue while one runs.
+func (m *Model) sendPrompt(text string) tea.Cmd {
+	if m.running || m.quitting {
+		m.queue = append(m.queue, text)
+		return nil
+	}
+	return m.startTurn(text)
+}
+
+// initPrompt asks the model for a starter AGENTS.md. Its write goes
+// through approval like any other.
+func initPrompt(focus string) string {
+	p := `Write a starter AGENTS.md at the workspace root: the instructions a coding agent needs before it changes this project. Survey the repository first (its layout, build files, README, CI configuration, tests) instead of guessing. Cover, briefly and concretely:
+- how to build, run the tests (all, and a single one), lint and format;
+- the layout: the main directories and what lives where;
+- conventions the code follows that are not obvious (error handling, naming, test style, generated files not to edit);
+- anything that must never be done (e.g. commands with side effects, files to leave alone).
+Keep it short (under 80 lines), in Markdown, with commands in code blocks. If AGENTS.md already exists, read it and improve it rather than start over; keep what is still true.`
+	if focus = strings.TrimSpace(focus); focus != "" {
+		p += "\n\nThe user adds: " + focus
+	}
+	return p
 }
 
 // clearSession empties the transcript and, when the UI can make a new

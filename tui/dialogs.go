@@ -37,6 +37,8 @@ type dialogAction struct {
 	resume, stop bool
 	// notice, when set, is said in the transcript.
 	notice string
+	// fill, when set, replaces the editor's text.
+	fill *string
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -73,6 +75,9 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.close || act.interrupt || act.resume || act.stop {
 		m.popDialog()
+	}
+	if act.fill != nil {
+		m.input.setValue(*act.fill)
 	}
 	switch {
 	case act.interrupt:
@@ -168,6 +173,7 @@ var helpKeys = [][2]string{
 	{"enter", "send the message (queued while a turn runs)"},
 	{"alt+enter, ctrl+j", "new line"},
 	{"up / down", "previous / next prompt (on the first / last line)"},
+	{"ctrl+r", "search earlier prompts, of this session and before"},
 	{"esc", "interrupt the turn"},
 	{"ctrl+c", "interrupt the turn; clear the editor; twice to quit"},
 	{"ctrl+d", "quit (on an empty prompt)"},
@@ -185,14 +191,13 @@ var helpApproval = [][2]string{
 	{"ctrl+c", "stop the run"},
 }
 
-var helpCommands = [][2]string{
-	{"/help", "this help"},
-	{"/clear", "start a new conversation"},
-	{"/mode <mode>", "approval mode: default, accept-edits, yolo, plan"},
-	{"/model <name>", "switch the model"},
-	{"/permissions", "list the approval rules; revoke one for this session"},
-	{"/theme <name>", "switch the theme"},
-	{"/quit", "quit"},
+// helpCommands are the rows of /help's command section.
+func helpCommands() [][2]string {
+	var rows [][2]string
+	for _, c := range slashCommands() {
+		rows = append(rows, [2]string{strings.TrimSpace("/" + c.name + " " + c.args), c.help})
+	}
+	return rows
 }
 
 func newHelpDialog() *helpDialog { return &helpDialog{} }
@@ -243,7 +248,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 	}
 	section("Keys", helpKeys)
 	section("Approval dialog", helpApproval)
-	section("Commands", helpCommands)
+	section("Commands", helpCommands())
 	d.lines = lines
 	d.rows = max(height-3, 1)
 	d.scroll = min(d.scroll, max(len(d.lines)-d.rows, 0))

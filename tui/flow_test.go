@@ -128,7 +128,7 @@ func newFlow(t *testing.T, script string) *flow {
 		Model:   "flow-model",
 		Workdir: dir,
 		Theme:   "dark",
-		Getenv:  func(string) string { return "" },
+		Env:     []string{},
 	})
 	p := newProbe(m)
 	tm := teatest.NewTestModel(t, p,

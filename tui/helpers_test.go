@@ -128,13 +128,8 @@ func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 		Theme:   "dark",
 		Policy:  approval.New(approval.Default, reg),
 		Tools:   reg,
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return "/home/user"
-			}
-			return ""
-		},
-		Now: func() time.Time { return fixedNow },
+		Env:     []string{"HOME=/home/user"},
+		Now:     func() time.Time { return fixedNow },
 	}
 	for _, f := range opts {
 		f(&o)
@@ -195,7 +190,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, eventsMsg:
+	case runDoneMsg, eventsMsg, historySaveFailedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,20 +155,28 @@ func (in input) expand(s string) string {
 }
 
 // submit takes the editor's text, with pastes expanded, records it in the
-// history and empties the editor.
-func (in *input) submit() string {
+// history and empties the editor. added reports that the text is new to
+// the history (not a repeat of the last entry).
+func (in *input) submit() (text string, added bool) {
 	raw := in.ta.Value()
-	text := in.expand(raw)
+	text = in.expand(raw)
 	if strings.TrimSpace(raw) != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
 		if len(in.history) > maxHistory {
 			in.history = in.history[len(in.history)-maxHistory:]
 		}
+		added = true
 	}
 	in.hpos = len(in.history)
 	in.draft = ""
 	in.reset()
-	return text
+	return text, added
+}
+
+// loadHistory starts the history with earlier prompts, oldest first.
+func (in *input) loadHistory(prompts []string) {
+	in.history = slices.Clone(prompts[max(len(prompts)-maxHistory, 0):])
+	in.hpos = len(in.history)
 }
 
 func (in *input) reset() {

@@ -33,6 +33,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case "enter":
 		return m.submit()
+	case "ctrl+r":
+		m.searchHistory()
+		return nil
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		for _, e := range m.transcript.entries {
@@ -117,15 +120,16 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	if name, arg, ok := parseCommand(raw); ok {
-		m.input.submit()
-		return m.command(name, arg)
+		text, added := m.input.submit()
+		return tea.Batch(m.saveHistory(text, added), m.command(name, arg))
 	}
-	text := m.input.submit()
+	text, added := m.input.submit()
+	save := m.saveHistory(text, added)
 	if m.running || m.quitting {
 		m.queue = append(m.queue, text)
-		return nil
+		return save
 	}
-	return m.startTurn(text)
+	return tea.Batch(save, m.startTurn(text))
 }
 
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {

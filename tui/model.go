@@ -88,8 +88,10 @@ type Options struct {
 	// loaded from the user's theme directory.
 	Theme      string
 	UserThemes []themes.Theme
-	// Getenv reads the environment (NO_COLOR, HOME); nil means os.Getenv.
-	Getenv func(string) string
+	// Env is the environment ("KEY=value", as os.Environ returns it): it
+	// gives NO_COLOR, HOME and the terminal's colour profile. Nil means
+	// os.Environ().
+	Env []string
 
 	// Inline keeps the terminal's normal screen: finished transcript
 	// entries are printed into the terminal's scrollback and only the live
@@ -99,6 +101,12 @@ type Options struct {
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// History are earlier prompts of this workspace, oldest first: up and
+	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
+	// later sessions; it runs in a Cmd.
+	History     []string
+	SaveHistory func(prompt string) error
 }
 
 // frameInterval spaces the frames that draw streamed text: text deltas in
@@ -167,10 +175,23 @@ type Model struct {
 	rule, status memo
 }
 
+// getenvIn returns a lookup of env's variables: the last assignment of a
+// name wins, as for a child process.
+func getenvIn(env []string) func(string) string {
+	return func(key string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
 // New returns the root model.
 func New(opts Options) *Model {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
+	if opts.Env == nil {
+		opts.Env = os.Environ()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -186,7 +207,7 @@ func New(opts Options) *Model {
 		runs:       new(sync.WaitGroup),
 		tick:       tea.Tick,
 		now:        opts.Now,
-		getenv:     opts.Getenv,
+		getenv:     getenvIn(opts.Env),
 		darkBG:     true,
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
@@ -204,6 +225,7 @@ func New(opts Options) *Model {
 	}
 	m.setTheme(th)
 	m.input = newInput(&m.styles)
+	m.input.loadHistory(opts.History)
 	return m
 }
 
@@ -235,6 +257,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.eventsArrived(msg), waitForEvents(m.bridge))
 	case runDoneMsg:
 		cmd = m.runDone(msg)
+	case historySaveFailedMsg:
+		m.note(noteWarn, msg.err.Error())
 	case frameMsg:
 		m.framePending = false
 		m.layout(true)

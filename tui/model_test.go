@@ -787,12 +787,7 @@ func TestBackgroundPicksTheTheme(t *testing.T) {
 
 	nc := newHarness(t, func(o *Options) {
 		o.Theme = ""
-		o.Getenv = func(k string) string {
-			if k == "NO_COLOR" {
-				return "1"
-			}
-			return ""
-		}
+		o.Env = []string{"NO_COLOR=1"}
 	})
 	nc.send(tea.BackgroundColorMsg{Color: ansiWhite})
 	if !nc.m.theme.IsNoColor() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -31,6 +30,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 		// Ctrl+C is a key (it interrupts a turn); SIGINT from elsewhere
 		// and SIGTERM cancel ctx.
 		tea.WithoutSignalHandler(),
+		tea.WithEnvironment(m.opts.Env),
 	)
 	final, err := p.Run()
 	if fm, ok := final.(*Model); ok && fm != nil {
@@ -45,7 +45,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	if !opts.Inline && m.ready && !m.transcript.empty() {
 		// The colours are brought down to what the terminal shows, as the
 		// program's renderer does.
-		w := colorprofile.NewWriter(out, os.Environ())
+		w := colorprofile.NewWriter(out, m.opts.Env)
 		if _, werr := io.WriteString(w, strings.Join(m.scrollback(), "\n")+"\n"); werr != nil && err == nil {
 			err = werr
 		}

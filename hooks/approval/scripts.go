@@ -298,7 +298,8 @@ func (sc *sedScanner) run(r *scriptRisk) string {
 			}
 			d := sc.peek()
 			sc.i++
-			if !sc.delimited(d, false) || !sc.delimited(d, false) {
+			source := sc.delimited(d, false)
+			if !source || !sc.delimited(d, false) { // then the destination
 				return "an unterminated y command"
 			}
 		default:

@@ -151,7 +151,7 @@ func TestSedScript(t *testing.T) {
 		"{p;p}": readsOnly, "s/a/b/2g": readsOnly, ":a;N;$!ba;s/\\n/ /g": readsOnly, "l 5": readsOnly, "q 1": readsOnly,
 		"e": runsCode, "e id": runsCode, "1e id": runsCode, "s/a/b/e": runsCode, "s/a/b/ge": runsCode, "p;e id": runsCode, "/x/!e id": runsCode,
 		"w out": writes, "W out": writes, "s/a/b/w out": writes, "s/a/b/gw out": writes, "p\nw out": writes, "1,3w out": writes,
-		"s/unterminated": runsCode, "k": runsCode, "s/a/b/X": runsCode, "s/[a/b/": runsCode, `s/a\/b`: runsCode,
+		"s/unterminated": runsCode, "y/abc/": runsCode, "k": runsCode, "s/a/b/X": runsCode, "s/[a/b/": runsCode, `s/a\/b`: runsCode,
 	} {
 		if got := sedScript(script); got.effect != want {
 			t.Errorf("sedScript(%q) = %s (%s), want %s", script, got.effect, got.what, want)

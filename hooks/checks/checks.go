@@ -468,82 +468,115 @@ func (o checkOutcome) finished(d time.Duration) Finished {
 // vet's type errors in the changed packages, which keep the package from
 // being vetted at all). Every check reports Started and Finished.
 func (c *Checker) Check(ctx context.Context) Result {
-	var r Result
 	changed := c.track.list()
 	if len(changed) == 0 {
-		return r
+		return Result{}
 	}
 	root, err := os.OpenRoot(c.root)
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("turn-end checks: %v", err))
-		c.report(Warning{Message: r.Errors[0]})
-		return r
+		msg := fmt.Sprintf("turn-end checks: %v", err)
+		c.report(Warning{Message: msg})
+		return Result{Errors: []string{msg}}
 	}
 	defer root.Close()
 
-	// The files that still exist as regular files of the workspace.
-	var existing, goFiles []string
+	existing := regularFiles(root, changed)
+	goFiles := goSources(existing)
+	outcomes, broken := c.formatStage(ctx, root, goFiles)
+	jobs := c.goJobs(ctx, root, goFiles, broken)
+	jobs = append(jobs, c.commandJobs(ctx, existing)...)
+	outcomes = append(outcomes, c.runJobs(jobs)...)
+	return resultOf(outcomes)
+}
+
+// regularFiles returns the files of changed that still exist as regular
+// files of the workspace.
+func regularFiles(root *os.Root, changed []string) []string {
+	var out []string
 	for _, f := range changed {
 		fi, err := root.Lstat(filepath.FromSlash(f))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
+		if err == nil && fi.Mode().IsRegular() {
+			out = append(out, f)
 		}
-		existing = append(existing, f)
+	}
+	return out
+}
+
+// goSources returns the .go files among files that are not under a
+// testdata/ directory.
+func goSources(files []string) []string {
+	var out []string
+	for _, f := range files {
 		if strings.HasSuffix(f, ".go") && !underDir(f, "testdata") {
-			goFiles = append(goFiles, f)
+			out = append(out, f)
 		}
 	}
-	cmdFiles := make([][]string, len(c.commands))
-	for i, cmd := range c.commands {
-		for _, f := range existing {
-			if cmd.matches(f) {
-				cmdFiles[i] = append(cmdFiles[i], f)
-			}
-		}
-	}
+	return out
+}
 
-	var outcomes []checkOutcome
-	var broken []string // directories with syntax errors
-	if len(goFiles) > 0 {
-		c.gotools.find(ctx, c)
-		if c.gotools.gofmt == "" {
-			c.warn("gofmt", "turn-end checks: gofmt was not found (next to go, in GOROOT/bin or on PATH); Go files are not checked for syntax or formatting")
-		} else {
-			o := c.runJobs([]job{{checkGofmt, goFiles, func() checkOutcome { return c.gofmt(ctx, root, goFiles) }}})[0]
-			outcomes = append(outcomes, o)
-			broken = o.broken
-		}
+// formatStage is stage 1: gofmt on goFiles, once the Go tools are found.
+// It returns its outcome (none without Go files or without gofmt) and the
+// directories with syntax errors.
+func (c *Checker) formatStage(ctx context.Context, root *os.Root, goFiles []string) ([]checkOutcome, []string) {
+	if len(goFiles) == 0 {
+		return nil, nil
 	}
+	c.gotools.find(ctx, c)
+	if c.gotools.gofmt == "" {
+		c.warn("gofmt", "turn-end checks: gofmt was not found (next to go, in GOROOT/bin or on PATH); Go files are not checked for syntax or formatting")
+		return nil, nil
+	}
+	o := c.runJobs([]job{{checkGofmt, goFiles, func() checkOutcome { return c.gofmt(ctx, root, goFiles) }}})[0]
+	return []checkOutcome{o}, o.broken
+}
 
-	// Stage 2: everything else, at the same time.
-	var jobs []job
+// goJobs are the stage-2 jobs on the Go files outside vendor/: go vet and
+// the configured linters. It relies on formatStage having found the Go
+// tools, which it did whenever there are Go files.
+func (c *Checker) goJobs(ctx context.Context, root *os.Root, goFiles, broken []string) []job {
 	var vetFiles []string
 	for _, f := range goFiles {
 		if !underDir(f, "vendor") {
 			vetFiles = append(vetFiles, f)
 		}
 	}
-	if len(vetFiles) > 0 && (!c.cfg.NoVet || len(c.cfg.Linters) > 0) {
-		if c.gotools.goCmd == "" {
-			c.warn("go", fmt.Sprintf("turn-end checks: the go command was not found (%v); go vet and the Go linters do not run", c.gotools.err))
-		} else {
-			plan := c.planGo(root, vetFiles)
-			if !c.cfg.NoVet {
-				jobs = append(jobs, job{checkVet, vetFiles, func() checkOutcome { return c.vet(ctx, plan, vetFiles, broken) }})
-			}
-			for _, name := range c.cfg.Linters {
-				l := knownLinters[name]
-				prog, err := lookPath(l.name, getenv(c.env, "PATH"), c.root)
-				if err != nil {
-					c.warn("linter:"+name, fmt.Sprintf("turn-end checks: linter %s is enabled but not installed (not on PATH); it is skipped", name))
-					continue
-				}
-				jobs = append(jobs, job{name, vetFiles, func() checkOutcome { return c.lint(ctx, l, prog, plan, vetFiles, broken) }})
+	if len(vetFiles) == 0 || (c.cfg.NoVet && len(c.cfg.Linters) == 0) {
+		return nil
+	}
+	if c.gotools.goCmd == "" {
+		c.warn("go", fmt.Sprintf("turn-end checks: the go command was not found (%v); go vet and the Go linters do not run", c.gotools.err))
+		return nil
+	}
+	plan := c.planGo(root, vetFiles)
+	var jobs []job
+	if !c.cfg.NoVet {
+		jobs = append(jobs, job{checkVet, vetFiles, func() checkOutcome { return c.vet(ctx, plan, vetFiles, broken) }})
+	}
+	for _, name := range c.cfg.Linters {
+		l := knownLinters[name]
+		prog, err := lookPath(l.name, getenv(c.env, "PATH"), c.root)
+		if err != nil {
+			c.warn("linter:"+name, fmt.Sprintf("turn-end checks: linter %s is enabled but not installed (not on PATH); it is skipped", name))
+			continue
+		}
+		jobs = append(jobs, job{name, vetFiles, func() checkOutcome { return c.lint(ctx, l, prog, plan, vetFiles, broken) }})
+	}
+	return jobs
+}
+
+// commandJobs are the stage-2 jobs of the configured check commands, each
+// on the files it matches; a command whose program is not found is skipped
+// with a warning.
+func (c *Checker) commandJobs(ctx context.Context, existing []string) []job {
+	var jobs []job
+	for _, cmd := range c.commands {
+		var files []string
+		for _, f := range existing {
+			if cmd.matches(f) {
+				files = append(files, f)
 			}
 		}
-	}
-	for i, cmd := range c.commands {
-		if len(cmdFiles[i]) == 0 {
+		if len(files) == 0 {
 			continue
 		}
 		prog, err := lookPath(cmd.Run[0], getenv(c.env, "PATH"), c.root)
@@ -551,11 +584,14 @@ func (c *Checker) Check(ctx context.Context) Result {
 			c.warn("command:"+cmd.Name, fmt.Sprintf("turn-end checks: check %s: %s not found; it is skipped", cmd.Name, cmd.Run[0]))
 			continue
 		}
-		files := cmdFiles[i]
 		jobs = append(jobs, job{cmd.Name, files, func() checkOutcome { return c.runCommand(ctx, cmd, prog, files) }})
 	}
-	outcomes = append(outcomes, c.runJobs(jobs)...)
+	return jobs
+}
 
+// resultOf makes the round's Result of its outcomes, in order.
+func resultOf(outcomes []checkOutcome) Result {
+	var r Result
 	seen := make(map[string]bool)
 	var all []Diagnostic
 	for _, o := range outcomes {

@@ -170,93 +170,123 @@ func (p goPlan) moduleUnits(broken []string) (units []goUnit, skipped []string) 
 // a sibling file undefined); a file its build constraints exclude (a
 // //go:build ignore program) is vetted alone.
 func (c *Checker) planGo(root *os.Root, files []string) goPlan {
-	modOf := make(map[string]string) // workspace dir → absolute module root
-	var modRoot func(dir string) string
-	modRoot = func(dir string) string {
-		if m, ok := modOf[dir]; ok {
-			return m
-		}
-		var m string
-		if fi, err := root.Stat(filepath.Join(filepath.FromSlash(dir), "go.mod")); err == nil && fi.Mode().IsRegular() {
-			m = filepath.Join(c.root, filepath.FromSlash(dir))
-		} else if dir != "." {
-			m = modRoot(path.Dir(dir))
-		}
-		modOf[dir] = m
-		return m
-	}
-
-	byPkg := make(map[string]*goUnit) // key: module root + "\x00" + package dir (or loose dir + package name)
-	byMod := make(map[string]*goUnit)
-	var pkgOrder, modOrder []string
+	mods := moduleRoots{ws: root, abs: c.root, known: make(map[string]string)}
+	var pkgs, modules unitGroups
 	for _, f := range files {
 		dir := path.Dir(f)
-		mod := modRoot(dir)
-		abs := filepath.Join(c.root, filepath.FromSlash(dir))
-		var pkgKey string
-		var pkgUnit goUnit
-		if mod != "" {
-			rel, _ := within(mod, abs)
-			pattern := "./" + filepath.ToSlash(rel)
-			if rel == "." {
-				pattern = "."
-			}
-			pkgKey = mod + "\x00" + pattern
-			pkgUnit = goUnit{dir: mod, mod: mod, args: []string{pattern}}
-		} else {
-			name := packageName(root, f)
-			if name == "" {
-				continue // no package clause: gofmt reports it
-			}
-			pkgKey = abs + "\x00" + name
-			pkgUnit = goUnit{dir: abs, args: c.looseFiles(root, dir, name)}
-			if !slices.Contains(pkgUnit.args, path.Base(f)) {
-				// Excluded by its build constraints (a //go:build
-				// ignore generator, say): go vet checks a file named
-				// on its command line anyway, so vet it alone.
-				pkgKey += "\x00" + f
-				pkgUnit.args = []string{path.Base(f)}
-			}
-		}
-		u, ok := byPkg[pkgKey]
+		mod := mods.of(dir)
+		key, unit, ok := c.packageUnit(root, f, mod)
 		if !ok {
-			u = &pkgUnit
-			byPkg[pkgKey] = u
-			pkgOrder = append(pkgOrder, pkgKey)
+			continue // no package clause: gofmt reports it
 		}
-		u.files = append(u.files, f)
-		if !slices.Contains(u.pkgDirs, dir) {
-			u.pkgDirs = append(u.pkgDirs, dir)
-		}
-
+		u := pkgs.get(key, unit)
+		u.add(f, dir)
 		modKey := mod
 		if mod == "" {
-			modKey = pkgKey
+			modKey = key
 		}
-		m, ok := byMod[modKey]
-		if !ok {
-			m = &goUnit{dir: u.dir, mod: mod}
-			byMod[modKey] = m
-			modOrder = append(modOrder, modKey)
+		m := modules.get(modKey, goUnit{dir: u.dir, mod: mod})
+		m.add(f, dir, u.args...)
+	}
+	return goPlan{packages: pkgs.list(), modules: modules.list()}
+}
+
+// moduleRoots finds the modules of workspace directories, remembering
+// each answer.
+type moduleRoots struct {
+	ws    *os.Root
+	abs   string            // the workspace root's absolute path
+	known map[string]string // workspace dir → absolute module root
+}
+
+// of returns the absolute root of the module that holds dir (a workspace
+// path): the nearest directory at or above it, but not above the
+// workspace root, with a go.mod; "" if there is none.
+func (m *moduleRoots) of(dir string) string {
+	if mod, ok := m.known[dir]; ok {
+		return mod
+	}
+	var mod string
+	if fi, err := m.ws.Stat(filepath.Join(filepath.FromSlash(dir), "go.mod")); err == nil && fi.Mode().IsRegular() {
+		mod = filepath.Join(m.abs, filepath.FromSlash(dir))
+	} else if dir != "." {
+		mod = m.of(path.Dir(dir))
+	}
+	m.known[dir] = mod
+	return mod
+}
+
+// packageUnit returns the go vet unit for the package of the workspace
+// file f in module mod ("" for none), without files, and the key that
+// names that package; false when f has no package clause.
+func (c *Checker) packageUnit(root *os.Root, f, mod string) (string, goUnit, bool) {
+	dir := path.Dir(f)
+	abs := filepath.Join(c.root, filepath.FromSlash(dir))
+	if mod != "" {
+		rel, _ := within(mod, abs)
+		pattern := "./" + filepath.ToSlash(rel)
+		if rel == "." {
+			pattern = "."
 		}
-		m.files = append(m.files, f)
-		for _, a := range u.args {
-			if !slices.Contains(m.args, a) {
-				m.args = append(m.args, a)
-			}
-		}
-		if !slices.Contains(m.pkgDirs, dir) {
-			m.pkgDirs = append(m.pkgDirs, dir)
+		return mod + "\x00" + pattern, goUnit{dir: mod, mod: mod, args: []string{pattern}}, true
+	}
+	name := packageName(root, f)
+	if name == "" {
+		return "", goUnit{}, false
+	}
+	key := abs + "\x00" + name
+	u := goUnit{dir: abs, args: c.looseFiles(root, dir, name)}
+	if !slices.Contains(u.args, path.Base(f)) {
+		// Excluded by its build constraints (a //go:build ignore
+		// generator, say): go vet checks a file named on its command
+		// line anyway, so vet it alone.
+		key += "\x00" + f
+		u.args = []string{path.Base(f)}
+	}
+	return key, u, true
+}
+
+// add adds the file f of the workspace directory dir to u, with the args
+// u does not have yet.
+func (u *goUnit) add(f, dir string, args ...string) {
+	u.files = append(u.files, f)
+	for _, a := range args {
+		if !slices.Contains(u.args, a) {
+			u.args = append(u.args, a)
 		}
 	}
-	var plan goPlan
-	for _, k := range pkgOrder {
-		plan.packages = append(plan.packages, *byPkg[k])
+	if !slices.Contains(u.pkgDirs, dir) {
+		u.pkgDirs = append(u.pkgDirs, dir)
 	}
-	for _, k := range modOrder {
-		plan.modules = append(plan.modules, *byMod[k])
+}
+
+// unitGroups collects units by key, in the order the keys first came.
+type unitGroups struct {
+	byKey map[string]*goUnit
+	order []*goUnit
+}
+
+// get returns the unit of key, made from fresh if there is none yet.
+func (g *unitGroups) get(key string, fresh goUnit) *goUnit {
+	if u, ok := g.byKey[key]; ok {
+		return u
 	}
-	return plan
+	if g.byKey == nil {
+		g.byKey = make(map[string]*goUnit)
+	}
+	u := &fresh
+	g.byKey[key] = u
+	g.order = append(g.order, u)
+	return u
+}
+
+// list returns the units in order.
+func (g *unitGroups) list() []goUnit {
+	var out []goUnit
+	for _, u := range g.order {
+		out = append(out, *u)
+	}
+	return out
 }
 
 // packageName reads the package clause of the workspace file f.

@@ -55,74 +55,19 @@ var errTooLarge = errors.New("output too large: stdout exceeds 1 MiB")
 // fails on any exit status but 0 and 2, on a signal, on too much output
 // and when ctx is done (which kills the process group).
 func (r *runner) run(ctx context.Context, input any) (exit, error) {
-	var stdin bytes.Buffer
-	enc := json.NewEncoder(&stdin)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(input); err != nil {
-		return exit{}, fmt.Errorf("encode input: %w", err)
+	stdin, err := encodeInput(input)
+	if err != nil {
+		return exit{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return exit{}, fmt.Errorf("not started: %w", err)
 	}
-
-	// The pipes are made here, not by os/exec, so that Wait returns as
-	// soon as the hook's own process exits, whoever still holds them.
-	inR, inW, err := os.Pipe()
+	p, err := r.start()
 	if err != nil {
 		return exit{}, fmt.Errorf("cannot start command: %w", err)
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return exit{}, fmt.Errorf("cannot start command: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return exit{}, fmt.Errorf("cannot start command: %w", err)
-	}
-	defer closeAll(inW, outR, errR)
-
-	cmd := exec.Command(r.argv[0], r.argv[1:]...)
-	cmd.Dir, cmd.Env = r.dir, r.env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	setGroup(cmd)
-	err = cmd.Start()
-	closeAll(inR, outW, errW) // the child has its copies
-	if err != nil {
-		return exit{}, fmt.Errorf("cannot start command: %w", err)
-	}
-	proc := cmd.Process
-
-	stdout := capBuffer{max: maxStdout, full: func() { killGroup(proc) }}
-	stderr := tailBuffer{max: maxStderr}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		// A hook need not read its input: EPIPE is not an error.
-		inW.Write(stdin.Bytes())
-		inW.Close()
-	})
-	wg.Go(func() { io.Copy(&stdout, outR) })
-	wg.Go(func() { io.Copy(&stderr, errR) })
-
-	stop := context.AfterFunc(ctx, func() { killGroup(proc) })
-	waitErr := cmd.Wait()
-	stop()
-	// A one-shot hook leaves nothing behind: what is left of its group
-	// (background children) is killed now.
-	killGroup(proc)
-
-	copied := make(chan struct{})
-	go func() { wg.Wait(); close(copied) }()
-	t := time.NewTimer(r.grace)
-	select {
-	case <-copied:
-	case <-t.C:
-		closeAll(inW, outR, errR) // unblocks the copies
-		<-copied
-	}
-	t.Stop()
-
+	defer p.close()
+	stdout, stderr, waitErr := p.communicate(ctx, stdin, r.grace)
 	res := exit{stdout: stdout.buf.Bytes(), stderr: strings.TrimRight(stderr.String(), " \t\r\n")}
 	r.logStderr(res.stderr)
 
@@ -132,26 +77,137 @@ func (r *runner) run(ctx context.Context, input any) (exit, error) {
 	if stdout.over {
 		return exit{}, errTooLarge
 	}
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
+	return exitOf(res, waitErr)
+}
+
+// encodeInput is a hook's input as one line of JSON, with <, > and &
+// left as they are.
+func encodeInput(input any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(input); err != nil {
+		return nil, fmt.Errorf("encode input: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// hookProcess is a started hook process and tackle's ends of its pipes.
+type hookProcess struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // written
+	stdout *os.File // read
+	stderr *os.File // read
+}
+
+// start starts the command in a process group of its own. The pipes are
+// made here, not by os/exec, so that Wait returns as soon as the hook's
+// own process exits, whoever still holds them.
+func (r *runner) start() (*hookProcess, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd := exec.Command(r.argv[0], r.argv[1:]...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	setGroup(cmd)
+	err = cmd.Start()
+	closeAll(inR, outW, errW) // the child has its copies
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, err
+	}
+	return &hookProcess{cmd: cmd, stdin: inW, stdout: outR, stderr: errR}, nil
+}
+
+// close closes tackle's ends of the pipes.
+func (p *hookProcess) close() { closeAll(p.stdin, p.stdout, p.stderr) }
+
+// communicate writes stdin to the process, collects its output and waits
+// for it to exit; ctx done, or too much output, kills its group. Then it
+// kills what is left of the group and waits for the output pipes, at most
+// grace. It returns the output and Wait's error.
+func (p *hookProcess) communicate(ctx context.Context, stdin []byte, grace time.Duration) (*capBuffer, *tailBuffer, error) {
+	proc := p.cmd.Process
+	stdout := &capBuffer{max: maxStdout, full: func() { killGroup(proc) }}
+	stderr := &tailBuffer{max: maxStderr}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		// A hook need not read its input: EPIPE is not an error.
+		p.stdin.Write(stdin)
+		p.stdin.Close()
+	})
+	wg.Go(func() { io.Copy(stdout, p.stdout) })
+	wg.Go(func() { io.Copy(stderr, p.stderr) })
+
+	stop := context.AfterFunc(ctx, func() { killGroup(proc) })
+	waitErr := p.cmd.Wait()
+	stop()
+	// A one-shot hook leaves nothing behind: what is left of its group
+	// (background children) is killed now.
+	killGroup(proc)
+	p.drain(&wg, grace)
+	return stdout, stderr, waitErr
+}
+
+// drain waits for the pipe copies of wg, at most grace: a process that
+// left the group may still hold the pipes, so then it closes them, which
+// ends the copies.
+func (p *hookProcess) drain(wg *sync.WaitGroup, grace time.Duration) {
+	copied := make(chan struct{})
+	go func() { wg.Wait(); close(copied) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-copied:
+	case <-t.C:
+		p.close() // unblocks the copies
+		<-copied
+	}
+}
+
+// exitOf is what a hook that exited with waitErr did, given its output in
+// res: exit status 0 and 2 (blocked) are results, anything else a failure
+// with the tail of stderr.
+func exitOf(res exit, waitErr error) (exit, error) {
+	if waitErr == nil {
 		return res, nil
-	case errors.As(waitErr, &ee) && ee.ExitCode() == 2:
+	}
+	var ee *exec.ExitError
+	if !errors.As(waitErr, &ee) {
+		return exit{}, waitErr
+	}
+	switch code := ee.ExitCode(); {
+	case code == 2:
 		res.blocked = true
 		return res, nil
-	case errors.As(waitErr, &ee) && ee.ExitCode() > 0:
-		var hint string
-		switch ee.ExitCode() {
-		case 126:
-			hint = " (command not executable)"
-		case 127:
-			hint = " (command not found)"
-		}
-		return exit{}, fmt.Errorf("exit status %d%s%s", ee.ExitCode(), hint, excerpt(res.stderr))
-	case errors.As(waitErr, &ee):
-		return exit{}, fmt.Errorf("%v%s", ee.ProcessState, excerpt(res.stderr)) // e.g. "signal: killed"
+	case code > 0:
+		return exit{}, fmt.Errorf("exit status %d%s%s", code, exitHint(code), excerpt(res.stderr))
 	}
-	return exit{}, waitErr
+	return exit{}, fmt.Errorf("%v%s", ee.ProcessState, excerpt(res.stderr)) // e.g. "signal: killed"
+}
+
+// exitHint explains the exit statuses a shell uses for a command it could
+// not run.
+func exitHint(code int) string {
+	switch code {
+	case 126:
+		return " (command not executable)"
+	case 127:
+		return " (command not found)"
+	}
+	return ""
 }
 
 // logStderr copies a hook's stderr to the log writer, if any.

@@ -78,13 +78,23 @@ type redactor struct {
 	learned []string // values learned from assignments, longest first
 }
 
-func newRedactor(secrets []string, s Settings) (*redactor, error) {
+// Validate reports a name in s.Disable that is not a pattern's.
+func (s Settings) Validate() error {
 	known := Patterns()
-	off := map[string]bool{}
 	for _, name := range s.Disable {
 		if !slices.Contains(known, name) {
-			return nil, fmt.Errorf("redact.disable: unknown pattern %q (the patterns are %s)", name, strings.Join(known, ", "))
+			return fmt.Errorf("redact.disable: unknown pattern %q (the patterns are %s)", name, strings.Join(known, ", "))
 		}
+	}
+	return nil
+}
+
+func newRedactor(secrets []string, s Settings) (*redactor, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	off := map[string]bool{}
+	for _, name := range s.Disable {
 		off[name] = true
 	}
 	r := &redactor{dotenv: !off[PatternDotenv]}

@@ -92,13 +92,7 @@ func (sp *splitter) openStart() int {
 func (sp *splitter) line(line string, start, end int, emit func(span)) {
 	line = strings.TrimRight(line, "\r\n")
 	if sp.inFence {
-		if isFenceClose(line, sp.fenceChar, sp.fenceLen) {
-			sp.inFence = false
-			if sp.kind == kindFence {
-				sp.kind = kindClosed
-			}
-		}
-		sp.contentEnd = end
+		sp.fenceLine(line, end)
 		return
 	}
 	if isBlank(line) {
@@ -108,57 +102,88 @@ func (sp *splitter) line(line string, start, end int, emit func(span)) {
 		return
 	}
 
-	indent := indentWidth(line)
-	rest := strings.TrimLeft(line, " \t")
-	heading := indent < 4 && isATXHeading(rest)
-	fChar, fLen := fenceOpen(rest)
-	// A fence opens at most 3 spaces in, or at any depth inside a list item.
-	fence := fLen > 0 && (indent < 4 || sp.kind == kindList)
-
-	var starts bool
-	switch {
-	case sp.kind == kindNone, sp.kind == kindClosed:
-		starts = true
-	case sp.sawBlank:
-		switch sp.kind {
-		case kindList:
-			starts = indent == 0 && !isListItem(rest)
-		case kindIndentCode:
-			starts = indent < 4
-		default:
-			starts = true
-		}
-	case sp.kind == kindList:
-		starts = indent == 0 && (heading || fence)
-	case sp.kind == kindIndentCode:
-		starts = indent < 4
-	default:
-		starts = heading || fence && indent < 4
-	}
-
+	l := classify(line, sp.kind == kindList)
+	starts := sp.startsBlock(l)
 	if starts {
 		if sp.kind != kindNone {
 			emit(span{sp.blockStart, sp.contentEnd})
 		}
 		sp.blockStart = start
-		switch {
-		case heading:
-			sp.kind = kindClosed
-		case fence && indent < 4:
-			sp.kind = kindFence
-		case isListItem(rest) && indent < 4:
-			sp.kind = kindList
-		case indent >= 4:
-			sp.kind = kindIndentCode
-		default:
-			sp.kind = kindText
-		}
+		sp.kind = l.kind()
 	}
-	if fence && (starts || sp.kind == kindList) {
-		sp.inFence, sp.fenceChar, sp.fenceLen = true, fChar, fLen
+	if l.fence && (starts || sp.kind == kindList) {
+		sp.inFence, sp.fenceChar, sp.fenceLen = true, l.fenceChar, l.fenceLen
 	}
 	sp.sawBlank = false
 	sp.contentEnd = end
+}
+
+// fenceLine takes a line inside a fenced code block, which may close it.
+func (sp *splitter) fenceLine(line string, end int) {
+	if isFenceClose(line, sp.fenceChar, sp.fenceLen) {
+		sp.inFence = false
+		if sp.kind == kindFence {
+			sp.kind = kindClosed
+		}
+	}
+	sp.contentEnd = end
+}
+
+// lineShape is what the splitter sees in a non-blank line outside a fence.
+type lineShape struct {
+	indent    int    // columns of leading white space
+	rest      string // the line without it
+	heading   bool   // an ATX heading
+	fence     bool   // opens a fence where it stands
+	fenceChar byte
+	fenceLen  int
+}
+
+// classify looks at a non-blank line; inList says a list is open.
+func classify(line string, inList bool) lineShape {
+	l := lineShape{indent: indentWidth(line), rest: strings.TrimLeft(line, " \t")}
+	l.heading = l.indent < 4 && isATXHeading(l.rest)
+	l.fenceChar, l.fenceLen = fenceOpen(l.rest)
+	// A fence opens at most 3 spaces in, or at any depth inside a list item.
+	l.fence = l.fenceLen > 0 && (l.indent < 4 || inList)
+	return l
+}
+
+// startsBlock reports whether the line l ends the open block and starts a
+// new one.
+func (sp *splitter) startsBlock(l lineShape) bool {
+	switch {
+	case sp.kind == kindNone, sp.kind == kindClosed:
+		return true
+	case sp.sawBlank:
+		switch sp.kind {
+		case kindList:
+			return l.indent == 0 && !isListItem(l.rest)
+		case kindIndentCode:
+			return l.indent < 4
+		}
+		return true
+	case sp.kind == kindList:
+		return l.indent == 0 && (l.heading || l.fence)
+	case sp.kind == kindIndentCode:
+		return l.indent < 4
+	}
+	return l.heading || l.fence && l.indent < 4
+}
+
+// kind is the kind of the block that the line l starts.
+func (l lineShape) kind() blockKind {
+	switch {
+	case l.heading:
+		return kindClosed
+	case l.fence && l.indent < 4:
+		return kindFence
+	case isListItem(l.rest) && l.indent < 4:
+		return kindList
+	case l.indent >= 4:
+		return kindIndentCode
+	}
+	return kindText
 }
 
 // splitBlocks splits a whole document into its top-level blocks.

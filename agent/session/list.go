@@ -1,0 +1,164 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Info describes a session for a listing, read from the head and the
+// tail of its file only.
+type Info struct {
+	ID          string    `json:"id"`
+	Path        string    `json:"path"`
+	Workspace   string    `json:"workspace"`
+	Model       string    `json:"model"`
+	Started     time.Time `json:"started"`
+	Updated     time.Time `json:"updated"`
+	FirstPrompt string    `json:"first_prompt"`
+	Turns       int       `json:"turns"`
+	// Status is the last run's outcome ("finished", "paused", ...), or ""
+	// when no run ended (the process died during its first).
+	Status string `json:"status,omitempty"`
+}
+
+// headBytes and tailBytes bound what a listing reads of each file.
+const (
+	headBytes = 256 << 10
+	tailBytes = 256 << 10
+)
+
+// List returns the sessions of workspace, newest first. A file that is
+// not a session is skipped.
+func (s *Store) List(workspace string) ([]Info, error) {
+	dir := s.workspaceDir(workspace)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Info
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		info, err := readInfo(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := b.Started.Compare(a.Started); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// Latest returns the newest session of workspace, or false when it has
+// none.
+func (s *Store) Latest(workspace string) (Info, bool, error) {
+	list, err := s.List(workspace)
+	if err != nil || len(list) == 0 {
+		return Info{}, false, err
+	}
+	return list[0], true, nil
+}
+
+// Find returns the session of workspace whose id is id or starts with
+// it; an ambiguous prefix is an error naming the candidates.
+func (s *Store) Find(workspace, id string) (Info, error) {
+	list, err := s.List(workspace)
+	if err != nil {
+		return Info{}, err
+	}
+	var match []Info
+	for _, in := range list {
+		if in.ID == id {
+			return in, nil
+		}
+		if id != "" && strings.HasPrefix(in.ID, id) {
+			match = append(match, in)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return Info{}, fmt.Errorf("no session %q in this workspace (`tackle sessions` lists them)", id)
+	}
+	ids := make([]string, len(match))
+	for i, m := range match {
+		ids[i] = m.ID
+	}
+	return Info{}, fmt.Errorf("session %q is ambiguous: it starts %s", id, strings.Join(ids, ", "))
+}
+
+// readInfo reads a session's header and first prompt from the head of
+// its file and its last outcome from the tail.
+func readInfo(path string) (Info, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Info{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Info{}, err
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, headBytes))
+	sc.Buffer(make([]byte, 0, 64<<10), headBytes)
+	if !sc.Scan() {
+		return Info{}, errors.New("empty")
+	}
+	var l Loaded
+	if err := l.readHeader(sc.Bytes()); err != nil {
+		return Info{}, err
+	}
+	h := l.Header
+	info := Info{ID: h.ID, Path: path, Workspace: h.Workspace, Model: h.Model, Started: h.Started, Updated: fi.ModTime()}
+	for sc.Scan() {
+		var r Record
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Prompt && r.Message != nil {
+			info.FirstPrompt = r.Message.Content
+			break
+		}
+	}
+	if r, ok := lastOutcome(f, fi.Size()); ok {
+		info.Status, info.Turns = r.Status, r.Turns
+	}
+	return info, nil
+}
+
+// lastOutcome finds the last outcome record in the tail of the file.
+func lastOutcome(f *os.File, size int64) (Outcome, bool) {
+	off := max(size-tailBytes, 0)
+	buf := make([]byte, size-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return Outcome{}, false
+	}
+	lines := bytes.Split(buf, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !bytes.Contains(lines[i], []byte(`"outcome"`)) {
+			continue
+		}
+		var r Record
+		if json.Unmarshal(lines[i], &r) == nil && r.Kind == KindOutcome && r.Outcome != nil {
+			return *r.Outcome, true
+		}
+	}
+	return Outcome{}, false
+}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"slices"
+
+	"github.com/tackle-dev/tackle/tools/chat"
+)
+
+// redactRecord returns r with every free-text string passed through
+// redact. It copies what it changes: the caller's messages are the live
+// conversation.
+func redactRecord(r Record, redact func(string) string) Record {
+	if m := r.Message; m != nil {
+		c := redactMessage(*m, redact)
+		r.Message = &c
+	}
+	if d := r.Decision; d != nil {
+		c := *d
+		c.Reason, c.Error = redact(c.Reason), redact(c.Error)
+		r.Decision = &c
+	}
+	if len(r.Pending) > 0 {
+		r.Pending = slices.Clone(r.Pending)
+		for i := range r.Pending {
+			p := &r.Pending[i]
+			p.Call.Arguments, p.Reason = redact(p.Call.Arguments), redact(p.Reason)
+		}
+	}
+	if len(r.Answers) > 0 {
+		r.Answers = slices.Clone(r.Answers)
+		for i := range r.Answers {
+			r.Answers[i].Reason = redact(r.Answers[i].Reason)
+		}
+	}
+	if c := r.Compaction; c != nil {
+		cc := *c
+		cc.Summary = redact(cc.Summary)
+		cc.Messages = make([]chat.Message, len(c.Messages))
+		for i, m := range c.Messages {
+			cc.Messages[i] = redactMessage(m, redact)
+		}
+		r.Compaction = &cc
+	}
+	if o := r.Outcome; o != nil {
+		oc := *o
+		oc.Reason = redact(oc.Reason)
+		r.Outcome = &oc
+	}
+	return r
+}
+
+// redactMessage returns m with its text and tool-call arguments redacted,
+// sharing nothing with m that it changed.
+func redactMessage(m chat.Message, redact func(string) string) chat.Message {
+	m.Content = redact(m.Content)
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Arguments = redact(m.ToolCalls[i].Arguments)
+	}
+	return m
+}

@@ -1,0 +1,113 @@
+// Package session stores conversations so that they survive the process:
+// each run is a session, an append-only JSON Lines file under the state
+// directory, grouped by workspace.
+//
+// The first line is a Header; every other line is a Record: a message
+// exactly as it was sent to the model, a hook decision, token usage, a
+// pause and the answers to it, a compaction, a run's outcome. A line is
+// appended with one write(2) of the whole line to a file opened with
+// O_APPEND, so a crash leaves at most a torn last line, which Load skips
+// with a warning; it never loses an earlier record. Files are created
+// 0600 in directories of mode 0700.
+//
+// The package knows nothing of a UI: the CLI appends what the Worker
+// reports and reads a session back to resume it.
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
+)
+
+// FormatVersion is the version of the file format this package writes.
+// Load refuses a file of a later version.
+const FormatVersion = 1
+
+// Header is the first line of a session file.
+type Header struct {
+	Format    int       `json:"format"`
+	ID        string    `json:"id"`
+	Tackle    string    `json:"tackle"` // tackle's version
+	Workspace string    `json:"workspace"`
+	Model     string    `json:"model"`
+	Started   time.Time `json:"started"`
+}
+
+// Kind says what a Record holds.
+type Kind string
+
+// The kinds of record.
+const (
+	KindMessage    Kind = "message"    // Message: one message of the conversation
+	KindDecision   Kind = "decision"   // Decision: a hook's decision
+	KindUsage      Kind = "usage"      // Usage: the tokens of one model request
+	KindPaused     Kind = "paused"     // Pending: the calls a run paused on
+	KindAnswered   Kind = "answered"   // Answers: the answers to a pause
+	KindCompaction Kind = "compaction" // Compaction: older messages replaced by a summary
+	KindOutcome    Kind = "outcome"    // Outcome: how a run ended
+	KindModel      Kind = "model"      // Model: the model was switched
+)
+
+// Record is one line after the header. Exactly the field its Kind names
+// is set.
+type Record struct {
+	Kind Kind      `json:"type"`
+	Time time.Time `json:"time"`
+
+	Message *chat.Message `json:"message,omitempty"`
+	// Prompt marks a message the user typed (not feedback from a hook
+	// or check): the turns of a session are its prompts.
+	Prompt     bool                `json:"prompt,omitempty"`
+	Decision   *hooks.Decision     `json:"decision,omitempty"`
+	Usage      *chat.Usage         `json:"usage,omitempty"`
+	Pending    []agent.PendingCall `json:"pending,omitempty"`
+	Answers    []Answer            `json:"answers,omitempty"`
+	Compaction *Compaction         `json:"compaction,omitempty"`
+	Outcome    *Outcome            `json:"outcome,omitempty"`
+	Model      string              `json:"model,omitempty"`
+}
+
+// Answer is the answer to one paused call.
+type Answer struct {
+	CallID  string `json:"call_id"`
+	Verdict string `json:"verdict"` // "approve", "deny"
+	Reason  string `json:"reason,omitempty"`
+	By      string `json:"by,omitempty"` // who answered: "user", "--yes", ...
+}
+
+// Compaction records that the conversation was compacted: Messages is
+// the whole conversation after it (system prompt, summary, the turns kept
+// verbatim, with old tool outputs shortened), which replaces every message
+// before it when the session is loaded.
+type Compaction struct {
+	Messages []chat.Message `json:"messages"`
+	// Summary is the summary message's text; Replaced counts the messages
+	// it stands for and Pruned the tool outputs shortened to a stub.
+	Summary  string `json:"summary,omitempty"`
+	Replaced int    `json:"replaced"`
+	Pruned   int    `json:"pruned,omitempty"`
+	// Focus is what the user asked the summary to keep (/compact focus).
+	Focus string `json:"focus,omitempty"`
+}
+
+// Outcome is how one run of the session ended.
+type Outcome struct {
+	Status string     `json:"status"` // as agent.Status writes it
+	Reason string     `json:"reason,omitempty"`
+	Usage  chat.Usage `json:"usage"`
+	// Turns counts the prompts of the session so far, so that a listing
+	// reads it from the end of the file.
+	Turns int `json:"turns"`
+}
+
+func marshalLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,359 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/chat"
+)
+
+var t0 = time.Date(2026, 11, 22, 22, 30, 0, 0, time.UTC)
+
+// every returns one record of every kind, with distinct times.
+func every() []Record {
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
+	return []Record{
+		{Kind: KindMessage, Time: at(1), Message: &chat.Message{Role: chat.RoleSystem, Content: "You are tackle."}},
+		{Kind: KindMessage, Time: at(2), Prompt: true, Message: &chat.Message{Role: chat.RoleUser, Content: "fix the test"}},
+		{Kind: KindMessage, Time: at(3), Message: &chat.Message{Role: chat.RoleAssistant, Content: "Reading.",
+			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "a.go"}`}}}},
+		{Kind: KindDecision, Time: at(4), Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", Duration: 1500, CallID: "c1"}},
+		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}},
+		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
+		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}}},
+		{Kind: KindAnswered, Time: at(8), Answers: []Answer{{CallID: "c2", Verdict: "deny", Reason: "not now", By: "user"}}},
+		{Kind: KindCompaction, Time: at(9), Compaction: &Compaction{Replaced: 3, Summary: "The user asked to fix a test.", Pruned: 1, Focus: "the test",
+			Messages: []chat.Message{{Role: chat.RoleSystem, Content: "You are tackle."}, {Role: chat.RoleUser, Content: "The user asked to fix a test."}}}},
+		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
+		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
+	}
+}
+
+func newSession(t *testing.T) (*Store, *Writer) {
+	t.Helper()
+	s := Open(filepath.Join(t.TempDir(), "sessions"))
+	w, err := s.Create(Header{Tackle: "test", Workspace: "/src/proj", Model: "gpt-4.1", Started: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return s, w
+}
+
+func TestRoundTripOfEveryRecordKind(t *testing.T) {
+	_, w := newSession(t)
+	want := every()
+	for _, r := range want {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Warnings) != 0 {
+		t.Errorf("warnings: %v", l.Warnings)
+	}
+	if l.Header.ID != w.ID() || l.Header.Workspace != "/src/proj" || l.Header.Model != "gpt-4.1" || l.Header.Format != FormatVersion || !l.Header.Started.Equal(t0) {
+		t.Errorf("header = %+v", l.Header)
+	}
+	if len(l.Records) != len(want) {
+		t.Fatalf("%d records, want %d", len(l.Records), len(want))
+	}
+	for i := range want {
+		got, w := l.Records[i], want[i]
+		if !got.Time.Equal(w.Time) {
+			t.Errorf("record %d: time %v, want %v", i, got.Time, w.Time)
+		}
+		got.Time, w.Time = time.Time{}, time.Time{}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, w)
+		}
+	}
+	if l.Model() != "gpt-5" || l.Turns() != 1 {
+		t.Errorf("Model = %q, Turns = %d", l.Model(), l.Turns())
+	}
+}
+
+func TestFilesArePrivate(t *testing.T) {
+	s, w := newSession(t)
+	fi, err := os.Stat(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	}
+	for dir := filepath.Dir(w.Path()); ; dir = filepath.Dir(dir) {
+		di, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if di.Mode().Perm() != 0o700 {
+			t.Errorf("directory %s mode %v, want 0700", dir, di.Mode().Perm())
+		}
+		if dir == s.Dir() {
+			break
+		}
+	}
+}
+
+// A file cut at any byte of its last record loads every earlier record,
+// with a warning for the torn line when one is left (a record missing
+// only its newline is whole and kept).
+func TestTruncatedAtEveryOffsetOfTheLastRecord(t *testing.T) {
+	_, w := newSession(t)
+	recs := every()
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastStart := strings.LastIndexByte(strings.TrimSuffix(string(full), "\n"), '\n') + 1
+	dir := t.TempDir()
+	for cut := lastStart; cut < len(full); cut++ {
+		p := filepath.Join(dir, "cut.jsonl")
+		if err := os.WriteFile(p, full[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(p)
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		// Only the newline missing: the record itself is whole and kept.
+		whole := cut == len(full)-1
+		if want := len(recs) - 1; len(l.Records) != want && !whole || whole && len(l.Records) != len(recs) {
+			t.Fatalf("cut at %d: %d records, want %d", cut, len(l.Records), want)
+		}
+		torn := cut > lastStart && !whole
+		if torn != (len(l.Warnings) == 1) || torn && !strings.Contains(l.Warnings[0], "incomplete") {
+			t.Errorf("cut at %d: warnings %v", cut, l.Warnings)
+		}
+	}
+}
+
+// After a torn last line, continuing the session ends it first: the next
+// record is whole and only the torn line is lost.
+func TestContinueAfterATornLine(t *testing.T) {
+	s, w := newSession(t)
+	recs := every()
+	for _, r := range recs[:3] {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, err := os.OpenFile(w.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"message","time":"2026-11-22T22:`) // killed mid-append
+	f.Close()
+
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := s.Continue(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Append(recs[3]); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	l, err = Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 4 || l.Records[3].Kind != KindDecision || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "not a session record") {
+		t.Errorf("records %d (last %v), warnings %v", len(l.Records), l.Records[len(l.Records)-1].Kind, l.Warnings)
+	}
+}
+
+func TestSecondWriterIsRefused(t *testing.T) {
+	s, w := newSession(t)
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Continue(l); !errors.Is(err, ErrInUse) {
+		t.Fatalf("Continue while open = %v, want ErrInUse", err)
+	}
+	w.Close()
+	w2, err := s.Continue(l)
+	if err != nil {
+		t.Fatalf("Continue after close = %v", err)
+	}
+	w2.Close()
+}
+
+func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
+	_, w := newSession(t)
+	w.SetRedact(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
+	msg := &chat.Message{Role: chat.RoleAssistant, Content: "pw hunter2", ToolCalls: []chat.ToolCall{{ID: "c", Name: "bash", Arguments: `{"command":"echo hunter2"}`}}}
+	recs := []Record{
+		{Kind: KindMessage, Message: msg},
+		{Kind: KindDecision, Decision: &hooks.Decision{Hook: "h", Reason: "saw hunter2", Error: "hunter2"}},
+		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}}},
+		{Kind: KindAnswered, Answers: []Answer{{CallID: "c", Verdict: "deny", Reason: "hunter2"}}},
+		{Kind: KindCompaction, Compaction: &Compaction{Summary: "hunter2", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hunter2"}}}},
+		{Kind: KindOutcome, Outcome: &Outcome{Status: "aborted", Reason: "hunter2"}},
+	}
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 10 {
+		t.Errorf("file has the secret or %d redactions, want 10:\n%s", n, b)
+	}
+	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
+		t.Errorf("the live message was changed: %+v", msg)
+	}
+}
+
+func TestMessagesApplyCompactions(t *testing.T) {
+	_, w := newSession(t)
+	sys := chat.Message{Role: chat.RoleSystem, Content: "sys"}
+	m := func(role chat.Role, s string) *chat.Message { return &chat.Message{Role: role, Content: s} }
+	for _, r := range []Record{
+		{Kind: KindMessage, Message: &sys},
+		{Kind: KindMessage, Prompt: true, Message: m(chat.RoleUser, "one")},
+		{Kind: KindMessage, Message: m(chat.RoleAssistant, "a1")},
+		{Kind: KindMessage, Prompt: true, Message: m(chat.RoleUser, "two")},
+		{Kind: KindMessage, Message: m(chat.RoleAssistant, "a2")},
+		{Kind: KindCompaction, Compaction: &Compaction{Replaced: 2, Summary: "summary of one", Messages: []chat.Message{
+			sys, {Role: chat.RoleUser, Content: "summary of one"}, {Role: chat.RoleUser, Content: "two"}, {Role: chat.RoleAssistant, Content: "a2"}}}},
+		{Kind: KindMessage, Prompt: true, Message: m(chat.RoleUser, "three")},
+	} {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, msg := range l.Messages() {
+		got = append(got, string(msg.Role)+":"+msg.Content)
+	}
+	want := []string{"system:sys", "user:summary of one", "user:two", "assistant:a2", "user:three"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Messages = %q, want %q", got, want)
+	}
+	if l.Turns() != 3 {
+		t.Errorf("Turns = %d", l.Turns())
+	}
+}
+
+func TestListFindLatest(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), "sessions"))
+	var ids []string
+	for i, prompt := range []string{"first", "second", "third"} {
+		w, err := s.Create(Header{Workspace: "/src/proj", Model: "m", Started: t0.Add(time.Duration(i) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Append(Record{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleSystem, Content: "sys"}})
+		w.Append(Record{Kind: KindMessage, Prompt: true, Message: &chat.Message{Role: chat.RoleUser, Content: prompt}})
+		w.Append(Record{Kind: KindMessage, Prompt: true, Message: &chat.Message{Role: chat.RoleUser, Content: "more"}})
+		if i > 0 {
+			w.Append(Record{Kind: KindOutcome, Outcome: &Outcome{Status: "finished"}})
+		}
+		w.Close()
+		ids = append(ids, w.ID())
+	}
+	// Another workspace named alike keeps its own sessions.
+	other, err := s.Create(Header{Workspace: "/elsewhere/proj", Started: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	os.WriteFile(filepath.Join(filepath.Dir(other.Path()), "junk.jsonl"), []byte("not json\n"), 0o600)
+
+	list, err := s.List("/src/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 || list[0].ID != ids[2] || list[2].ID != ids[0] {
+		t.Fatalf("List = %+v", list)
+	}
+	if in := list[0]; in.FirstPrompt != "third" || in.Turns != 2 || in.Status != "finished" || in.Model != "m" {
+		t.Errorf("newest = %+v", in)
+	}
+	if in := list[2]; in.FirstPrompt != "first" || in.Status != "" {
+		t.Errorf("oldest (no outcome) = %+v", in)
+	}
+	if in, ok, err := s.Latest("/src/proj"); err != nil || !ok || in.ID != ids[2] {
+		t.Errorf("Latest = %v %v %v", in.ID, ok, err)
+	}
+	if _, ok, _ := s.Latest("/nowhere"); ok {
+		t.Error("Latest of a workspace with no sessions = ok")
+	}
+	if in, err := s.Find("/src/proj", ids[1]); err != nil || in.ID != ids[1] {
+		t.Errorf("Find exact = %v %v", in.ID, err)
+	}
+	if in, err := s.Find("/src/proj", ids[1][:18]); err != nil || in.ID != ids[1] {
+		t.Errorf("Find prefix = %v %v", in.ID, err)
+	}
+	if _, err := s.Find("/src/proj", "2026"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("Find ambiguous = %v", err)
+	}
+	if _, err := s.Find("/src/proj", "1999"); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("Find missing = %v", err)
+	}
+	if list, _ := s.List("/elsewhere/proj"); len(list) != 1 {
+		t.Errorf("other workspace: %d sessions", len(list))
+	}
+}
+
+func TestLoadRefusesANewerFormatAndAFileWithoutHeader(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"newer.jsonl":    `{"type":"header","header":{"format":99,"id":"x"}}` + "\n",
+		"noheader.jsonl": `{"type":"message","message":{"role":"user"}}` + "\n",
+		"empty.jsonl":    "",
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o600)
+		if _, err := Load(p); err == nil {
+			t.Errorf("%s loaded", name)
+		}
+	}
+}
+
+func TestLastPause(t *testing.T) {
+	_, w := newSession(t)
+	recs := every()
+	for _, r := range recs[:7] { // ends with the pause
+		w.Append(r)
+	}
+	w.Append(Record{Kind: KindOutcome, Outcome: &Outcome{Status: "paused"}})
+	l, _ := Load(w.Path())
+	if p := l.LastPause(); p == nil || p.Pending[0].Call.ID != "c2" {
+		t.Fatalf("LastPause = %+v", p)
+	}
+	w.Append(recs[7]) // answered
+	l, _ = Load(w.Path())
+	if p := l.LastPause(); p != nil {
+		t.Errorf("LastPause after the answer = %+v", p)
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"go/build"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// importLayers is the import order of tackle's packages, lowest first, as
+// ARCHITECTURE.md draws it: a package imports only packages of lower
+// layers, never one of its own layer or above. Every package of the
+// module must be listed, so that a new one is placed on purpose.
+var importLayers = [][]string{
+	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
+	{"tools"},                       // the tools and the workspace boundary
+	{"hooks"},                       // the hook engine
+	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
+	{"agent", "agent/llmtest", "agent/project", "agent/window"},                           // the Worker and the model client
+	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
+	{"tui", "tui/headless"},      // the front ends
+	{".", "tools/bench/grepcmd"}, // commands
+}
+
+const module = "github.com/tackle-dev/tackle"
+
+func TestImportsFollowTheLayers(t *testing.T) {
+	t.Parallel()
+	layerOf := map[string]int{}
+	for i, l := range importLayers {
+		for _, p := range l {
+			layerOf[p] = i
+		}
+	}
+	pkgs := modulePackages(t)
+	for _, p := range pkgs {
+		if _, ok := layerOf[p.rel]; !ok {
+			t.Errorf("package %s is in no layer: add it to importLayers (layers_test.go) and ARCHITECTURE.md", p.rel)
+		}
+	}
+	for _, p := range pkgs {
+		from, ok := layerOf[p.rel]
+		if !ok {
+			continue
+		}
+		for _, imp := range p.imports {
+			to, ok := layerOf[imp]
+			if ok && to >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): an import must go to a lower layer", p.rel, from, imp, to)
+			}
+		}
+	}
+	for rel := range layerOf {
+		if !slices.ContainsFunc(pkgs, func(p pkg) bool { return p.rel == rel }) {
+			t.Errorf("importLayers lists %s, which is not a package of the module", rel)
+		}
+	}
+}
+
+// The layer check must see real imports, or it passes by reading nothing.
+func TestModulePackagesSeesImports(t *testing.T) {
+	t.Parallel()
+	for _, p := range modulePackages(t) {
+		if p.rel == "agent" {
+			if !slices.Contains(p.imports, "tools/chat") || !slices.Contains(p.imports, "hooks") {
+				t.Errorf("agent imports %v, want tools/chat and hooks among them", p.imports)
+			}
+			return
+		}
+	}
+	t.Fatal("package agent not found")
+}
+
+// pkg is one package of the module: its directory relative to the root,
+// slash-separated ("." for the root), and the module packages its
+// non-test files import, the same way.
+type pkg struct {
+	rel     string
+	imports []string
+}
+
+func modulePackages(t *testing.T) []pkg {
+	t.Helper()
+	var out []pkg
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		bp, err := build.ImportDir(p, 0)
+		if _, none := err.(*build.NoGoError); none {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(p)
+		var imports []string
+		for _, imp := range bp.Imports {
+			switch {
+			case imp == module:
+				imports = append(imports, ".")
+			case strings.HasPrefix(imp, module+"/"):
+				imports = append(imports, path.Clean(strings.TrimPrefix(imp, module+"/")))
+			}
+		}
+		out = append(out, pkg{rel: rel, imports: imports})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
