@@ -27,7 +27,6 @@ import (
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
-	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/config"
 	"github.com/tackle-dev/tackle/tui/headless"
@@ -252,17 +251,10 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 
 	s.system = systemPrompt(s.root, stdio.env)
 
-	s.policy = approval.New(approval.Mode(c.Mode), nil,
+	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
 		approval.WithProtection(protection(cfg, s.root, stdio.env.get, c.NoProtect)),
-		approval.WithPaths(func(call chat.ToolCall) []string {
-			info, err := s.toolbox.Inspect(call)
-			if err != nil {
-				return nil
-			}
-			return info.Paths
-		}),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
 	if err := s.registerHooks(c, cfg, stdio.env, emit); err != nil {
@@ -442,28 +434,17 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 		return err
 	}
 	defer s.Close()
-	files, err := os.OpenRoot(s.root)
-	if err != nil {
-		return usagef("workspace: %w", err)
-	}
-	defer files.Close()
 
 	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
 	history, saveHistory := promptHistory(s.root, stdio)
 	err = tui.Run(ctx, tui.Options{
-		Agent:    newWorker(),
-		NewAgent: newWorker,
-		Bridge:   bridge,
-		Policy:   s.policy,
-		Model:    c.Model,
-		Workdir:  s.root,
-		ReadFile: func(path string) ([]byte, error) {
-			rel, err := s.ws.Rel(path)
-			if err != nil {
-				return nil, err
-			}
-			return files.ReadFile(rel)
-		},
+		Agent:       newWorker(),
+		NewAgent:    newWorker,
+		Bridge:      bridge,
+		Policy:      s.policy,
+		Tools:       s.toolbox,
+		Model:       c.Model,
+		Workdir:     s.root,
 		Theme:       c.Theme,
 		UserThemes:  userThemes,
 		Env:         stdio.env,

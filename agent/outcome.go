@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -51,6 +52,10 @@ type PendingCall struct {
 	// ("edit_file wants to change main.go").
 	Hook   string `json:"hook"`
 	Reason string `json:"reason"`
+	// Preview is what the call would do, worked out by its tool when the
+	// run paused (see Previewer), so that the person deciding sees what
+	// will run; nil when the Toolbox cannot tell.
+	Preview *tools.Preview `json:"-"`
 }
 
 // Verdict is the user's answer to a pending call.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -41,6 +42,13 @@ type Toolbox interface {
 	// missing file, a non-zero exit) come back as a result with
 	// StatusError; a Go error is a failure of the harness itself.
 	Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult, error)
+}
+
+// Previewer is a Toolbox that can work out what a call would do without
+// running it (*tools.Registry is one): the Worker gives each call it
+// pauses on its preview (PendingCall.Preview).
+type Previewer interface {
+	Preview(call chat.ToolCall) tools.Preview
 }
 
 // Config configures a Worker. Client is required.
@@ -563,12 +571,22 @@ func uniqueCallIDs(conv []chat.Message, calls []chat.ToolCall) []chat.ToolCall {
 	return out
 }
 
+// pendingCall is a call waiting for a decision, with its preview.
+func (w *Worker) pendingCall(cs *callState) PendingCall {
+	p := PendingCall{Call: cs.call, Hook: cs.hook, Reason: cs.reason}
+	if pv, ok := w.cfg.Tools.(Previewer); ok {
+		preview := pv.Preview(cs.call)
+		p.Preview = &preview
+	}
+	return p
+}
+
 // runBatch pauses if any call waits for the user; otherwise it executes
 // the approved calls, at most MaxParallel at a time, and appends one
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
-	if pending := pendingCalls(batch); len(pending) > 0 {
+	if pending := w.pendingCalls(batch); len(pending) > 0 {
 		out, err = w.pause(batch, pending)
 		return true, out, err
 	}
@@ -613,12 +631,13 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	return false, Outcome{}, nil
 }
 
-// pendingCalls returns the calls of batch that wait for the user.
-func pendingCalls(batch []*callState) []PendingCall {
+// pendingCalls returns the calls of batch that wait for the user, with
+// their previews.
+func (w *Worker) pendingCalls(batch []*callState) []PendingCall {
 	var pending []PendingCall
 	for _, cs := range batch {
 		if cs.pending() {
-			pending = append(pending, PendingCall{Call: cs.call, Hook: cs.hook, Reason: cs.reason})
+			pending = append(pending, w.pendingCall(cs))
 		}
 	}
 	return pending

@@ -312,3 +312,13 @@ func article(typeName string) string {
 		return "a " + typeName
 	}
 }
+
+// summary lists the fields of decoded arguments that are set, in schema
+// order, as name: value.
+func (as *argSchema) summary(args any) string {
+	var parts []string
+	for _, a := range as.list(args) {
+		parts = append(parts, a.Name+": "+a.Value)
+	}
+	return strings.Join(parts, ", ")
+}

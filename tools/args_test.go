@@ -17,9 +17,9 @@ type sampleArgs struct {
 }
 
 func sampleTool() *Tool {
-	return New("sample", "A sample.", true, func(ctx context.Context, a sampleArgs) (Result, error) {
+	return New("sample", "A sample.", KindRead, func(ctx context.Context, a sampleArgs) (Result, error) {
 		return OK("path=" + a.Path), nil
-	})
+	}, nil)
 }
 
 func TestNewGeneratesSchema(t *testing.T) {
@@ -54,13 +54,13 @@ func TestNewGeneratesSchema(t *testing.T) {
 func TestNewPanicsOnBadDefinitions(t *testing.T) {
 	for name, f := range map[string]func(){
 		"bad name": func() {
-			New("has space", "", true, func(context.Context, sampleArgs) (Result, error) { return Result{}, nil })
+			New("has space", "", KindRead, func(context.Context, sampleArgs) (Result, error) { return Result{}, nil }, nil)
 		},
 		"not a struct": func() {
-			New("s", "", true, func(context.Context, string) (Result, error) { return Result{}, nil })
+			New("s", "", KindRead, func(context.Context, string) (Result, error) { return Result{}, nil }, nil)
 		},
 		"unsupported field": func() {
-			New("c", "", true, func(context.Context, struct{ C chan int }) (Result, error) { return Result{}, nil })
+			New("c", "", KindRead, func(context.Context, struct{ C chan int }) (Result, error) { return Result{}, nil }, nil)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

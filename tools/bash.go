@@ -28,6 +28,9 @@ const (
 	bashTailBytes = 15 << 10 // output kept from the end
 )
 
+// Bash is the name of the bash tool.
+const Bash = "bash"
+
 //go:embed descriptions/bash.md
 var bashDescription string
 
@@ -37,6 +40,9 @@ type BashArgs struct {
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"How long the command may run, in milliseconds, at most 600000 (10 minutes). Default 120000 (2 minutes)."`
 }
 
+// Summary gives the command.
+func (a BashArgs) Summary() string { return a.Command }
+
 type bashConfig struct {
 	env            []string // nil: the process environment
 	killGrace      time.Duration
@@ -44,8 +50,14 @@ type bashConfig struct {
 	maxTimeout     time.Duration
 }
 
-func (r *Registry) bashTool() *Tool {
-	return New("bash", bashDescription, false, r.runBash)
+// bashTool is bash: it runs a command in the workspace root.
+type bashTool struct {
+	dir string // where commands run: the workspace root
+	cfg bashConfig
+}
+
+func (t bashTool) tool() *Tool {
+	return New(Bash, bashDescription, KindExec, t.run, t.preview)
 }
 
 // How a command ended, when it did not end by itself.
@@ -54,21 +66,11 @@ const (
 	endedCanceled = "canceled"
 )
 
-func (r *Registry) runBash(ctx context.Context, a BashArgs) (Result, error) {
-	cfg := r.bash
-	if strings.TrimSpace(a.Command) == "" {
-		return Fail("command is empty."), nil
-	}
-	if a.TimeoutMS < 0 {
-		return Fail("timeout_ms must be positive (got %d); leave it out for the default of %s.", a.TimeoutMS, cfg.defaultTimeout), nil
-	}
-	timeout, note := cfg.defaultTimeout, ""
-	if a.TimeoutMS > 0 {
-		timeout = time.Duration(a.TimeoutMS) * time.Millisecond
-		if timeout > cfg.maxTimeout {
-			timeout = cfg.maxTimeout
-			note = fmt.Sprintf("[timeout_ms %d is over the limit; the command ran with a timeout of %s.]\n", a.TimeoutMS, timeout)
-		}
+func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
+	cfg := t.cfg
+	timeout, note, why := cfg.timeout(a)
+	if why != "" {
+		return Fail("%s", why), nil
 	}
 	shell, err := exec.LookPath("bash")
 	if err != nil {
@@ -86,69 +88,147 @@ func (r *Registry) runBash(ctx context.Context, a BashArgs) (Result, error) {
 		return Result{}, fmt.Errorf("output pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.Command(shell, "-c", a.Command)
-	cmd.Dir = r.ws.Dir()
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = pw, pw // Stdin nil: /dev/null
-	// A new session: its own process group, to be killed as a whole, and
-	// no controlling terminal, so nothing can prompt on (or draw over)
-	// the user's terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd := t.command(shell, a.Command, env, pw)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
 		return Fail("Could not start the command: %v.", err), nil
 	}
-	pgid := cmd.Process.Pid
+	p := cfg.watch(cmd, pr)
+	ended := p.wait(ctx, timeout)
+	leftovers := cfg.stop(cmd.Process.Pid, p.exited, p.drained, pr)
 
-	out := newHeadTail(bashHeadBytes, bashTailBytes)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		io.Copy(out, pr)
-	}()
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		defer close(exited)
-		waitErr = cmd.Wait()
-	}()
-
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	ended := ""
-	select {
-	case <-exited:
-	case <-timer.C:
-		ended = endedTimeout
-	case <-ctx.Done():
-		ended = endedCanceled
-	}
-	leftovers := cfg.stop(pgid, exited, drained, pr)
-
-	text, changed := out.text(newScrubber(secrets))
-	switch {
-	case changed.binary():
-		text = fmt.Sprintf("[The output looks binary (%d bytes, over 30%% of them control characters or invalid UTF-8), so it is not shown. "+
-			"Pipe it through `xxd | head -n 40` or `od -c | head` to inspect it, or `file -` to identify it.]\n", out.total)
-	case text == "":
-		text = "(no output)\n"
-	default:
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		text += changed.note()
-	}
-	text += note
-	switch ended {
-	case endedTimeout:
-		return Fail("%s[Timed out after %s: the command and every process it started were killed.]", text, timeout), nil
-	case endedCanceled:
-		return Fail("%s[Cancelled: the command and every process it started were killed.]", text), nil
+	text := p.output(secrets) + note
+	if res, done := endedEarly(text, ended, timeout); done {
+		return res, nil
 	}
 	if leftovers {
 		text += "[The command left processes running in the background; they were stopped. Run servers and watchers in the foreground with a timeout instead.]\n"
 	}
+	return exitResult(text, p.waitErr)
+}
+
+// preview is the command a call would run, and how long it may run.
+func (t bashTool) preview(a BashArgs) Preview {
+	timeout, _, why := t.cfg.timeout(a)
+	p := Preview{
+		Summary: a.Summary(),
+		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond},
+	}
+	if why != "" {
+		p.Problem = willFail("command", why)
+	}
+	return p
+}
+
+// timeout returns how long a call may run and a note for the model when
+// its timeout was cut to the limit, or why the call is invalid.
+func (c bashConfig) timeout(a BashArgs) (d time.Duration, note, why string) {
+	if strings.TrimSpace(a.Command) == "" {
+		return 0, "", "command is empty."
+	}
+	if a.TimeoutMS < 0 {
+		return 0, "", fmt.Sprintf("timeout_ms must be positive (got %d); leave it out for the default of %s.", a.TimeoutMS, c.defaultTimeout)
+	}
+	if a.TimeoutMS == 0 {
+		return c.defaultTimeout, "", ""
+	}
+	d = time.Duration(a.TimeoutMS) * time.Millisecond
+	if d > c.maxTimeout {
+		d = c.maxTimeout
+		note = fmt.Sprintf("[timeout_ms %d is over the limit; the command ran with a timeout of %s.]\n", a.TimeoutMS, d)
+	}
+	return d, note, ""
+}
+
+// command prepares bash -c program in the workspace root, writing its
+// output to out.
+func (t bashTool) command(shell, program string, env []string, out *os.File) *exec.Cmd {
+	cmd := exec.Command(shell, "-c", program)
+	cmd.Dir = t.dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out // Stdin nil: /dev/null
+	// A new session: its own process group, to be killed as a whole, and
+	// no controlling terminal, so nothing can prompt on (or draw over)
+	// the user's terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
+// process is a started command being watched: its output is read into
+// out until drained is closed, and exited is closed once it was reaped,
+// with waitErr set.
+type process struct {
+	out     *headTail
+	drained chan struct{}
+	exited  chan struct{}
+	waitErr error
+}
+
+// watch reads the output of the started cmd from pr and waits for it.
+func (c bashConfig) watch(cmd *exec.Cmd, pr *os.File) *process {
+	p := &process{
+		out:     newHeadTail(bashHeadBytes, bashTailBytes),
+		drained: make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	go func() {
+		defer close(p.drained)
+		io.Copy(p.out, pr)
+	}()
+	go func() {
+		defer close(p.exited)
+		p.waitErr = cmd.Wait()
+	}()
+	return p
+}
+
+// wait waits for the command to exit, time out or be cancelled, and says
+// which of the last two ended it ("" when it exited by itself).
+func (p *process) wait(ctx context.Context, timeout time.Duration) string {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return ""
+	case <-timer.C:
+		return endedTimeout
+	case <-ctx.Done():
+		return endedCanceled
+	}
+}
+
+// output is the command's output as the model reads it, secrets
+// scrubbed, ending with a newline. Call it once the output is drained.
+func (p *process) output(secrets []string) string {
+	text, changed := p.out.text(newScrubber(secrets))
+	switch {
+	case changed.binary():
+		return fmt.Sprintf("[The output looks binary (%d bytes, over 30%% of them control characters or invalid UTF-8), so it is not shown. "+
+			"Pipe it through `xxd | head -n 40` or `od -c | head` to inspect it, or `file -` to identify it.]\n", p.out.total)
+	case text == "":
+		return "(no output)\n"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + changed.note()
+}
+
+// endedEarly is the result of a command that timed out or was cancelled.
+func endedEarly(text, ended string, timeout time.Duration) (Result, bool) {
+	switch ended {
+	case endedTimeout:
+		return Fail("%s[Timed out after %s: the command and every process it started were killed.]", text, timeout), true
+	case endedCanceled:
+		return Fail("%s[Cancelled: the command and every process it started were killed.]", text), true
+	}
+	return Result{}, false
+}
+
+// exitResult is the result of a command that ended by itself with
+// waitErr, whose output is text.
+func exitResult(text string, waitErr error) (Result, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(waitErr, &exitErr):

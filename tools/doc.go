@@ -8,11 +8,17 @@
 // should read, come back as an error result that says what was wrong and
 // what was expected; a Go error is for failures of the harness itself.
 //
+// Every tool declares its Kind where it is defined (read, edit, exec,
+// network), and its name is a constant (ReadFile, Bash, ...); approval,
+// the turn-end checks and the UI learn both from the tool, never by
+// matching names. A tool's typed arguments say in one line what a call is
+// about (Summarizer).
+//
 // A Registry holds the tools of one session and implements the agent's
 // Toolbox. NewRegistry builds the built-in tools, confined to a
 // Workspace:
 //
-//   - read_file, list_dir, glob and grep only read (Tool.ReadOnly);
+//   - read_file, list_dir, glob and grep only read (KindRead);
 //   - write_file and edit_file replace files atomically and keep their
 //     mode, and refuse a file that changed since the model last read or
 //     wrote it (or that it never read);
@@ -27,7 +33,9 @@
 // it, not even a link swapped in after a check. Walks (glob, grep) never
 // follow symbolic links, which also keeps them out of link loops.
 //
-// For an approval policy, Registry.Inspect tells what a call would do:
-// whether its tool is read-only, the workspace paths it names (symbolic
-// links resolved) and, for bash, the command.
+// Registry.Inspect tells what a call would do: its tool's kind, its typed
+// arguments, the workspace paths it names (symbolic links resolved) and,
+// for bash, the command. Registry.Preview works out, by the tool's own
+// code and without running it, what the person approving a call is
+// shown: the file before and after, the exact command, or a summary.
 package tools

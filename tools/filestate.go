@@ -34,16 +34,24 @@ func stampFile(f io.Reader, fi fs.FileInfo) (stamp, error) {
 	return st, nil
 }
 
-// fileStates remembers, per resolved workspace path, the stamp of the last
-// read_file, write_file or edit_file, so that a write never clobbers a
-// change the model has not seen. It lives as long as the Registry: one
-// session.
-type fileStates struct {
+// fileState is what the model has seen of the workspace's files, shared
+// by read_file, write_file and edit_file: per resolved workspace path,
+// the stamp of the last read or write through the tools, so that a write
+// never clobbers a change the model has not seen. It lives as long as the
+// Registry: one session.
+type fileState struct {
+	ws *Workspace
+	// writeMu serialises the tools that change files, so that two
+	// parallel edits of one file cannot both pass the staleness check.
+	writeMu sync.Mutex
+
 	mu     sync.Mutex
 	stamps map[string]stamp
 }
 
-func (s *fileStates) record(rel string, st stamp) {
+func newFileState(ws *Workspace) *fileState { return &fileState{ws: ws} }
+
+func (s *fileState) record(rel string, st stamp) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stamps == nil {
@@ -55,7 +63,7 @@ func (s *fileStates) record(rel string, st stamp) {
 // check returns "" when the model may replace the existing file rel whose
 // current state is cur, or the reason it may not. verb names what was
 // refused ("edit", "overwrite").
-func (s *fileStates) check(rel string, cur stamp, verb string) string {
+func (s *fileState) check(rel string, cur stamp, verb string) string {
 	s.mu.Lock()
 	last, ok := s.stamps[rel]
 	s.mu.Unlock()
@@ -74,9 +82,41 @@ func (s *fileStates) check(rel string, cur stamp, verb string) string {
 }
 
 // known reports whether rel has a stamp.
-func (s *fileStates) known(rel string) bool {
+func (s *fileState) known(rel string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.stamps[rel]
 	return ok
+}
+
+// recordWritten records the stamp of rel, just written with content.
+func (s *fileState) recordWritten(rel string, content []byte) {
+	if fi, err := s.ws.root.Stat(rel); err == nil {
+		s.record(rel, stampOf(fi, content))
+	}
+}
+
+// acknowledge records the current content of path as known to the model,
+// if the model knew an earlier version (see Registry.Acknowledge).
+func (s *fileState) acknowledge(path string) error {
+	rel, err := s.ws.Resolve(path)
+	if err != nil {
+		return err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if !s.known(rel) {
+		return nil
+	}
+	f, fi, err := s.ws.openRegular(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := stampFile(f, fi)
+	if err != nil {
+		return err
+	}
+	s.record(rel, st)
+	return nil
 }

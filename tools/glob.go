@@ -19,6 +19,9 @@ import (
 // maxGlobResults caps glob's output.
 const maxGlobResults = 500
 
+// Glob is the name of the glob tool.
+const Glob = "glob"
+
 //go:embed descriptions/glob.md
 var globDescription string
 
@@ -28,14 +31,20 @@ type GlobArgs struct {
 	Path    string `json:"path,omitempty" jsonschema:"The directory to search in, relative to the workspace root. Default: the workspace root."`
 }
 
+// Summary gives the pattern, and the directory searched if not the root.
+func (a GlobArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
+
 // Paths returns the directory the call searches.
 func (a GlobArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
-func (r *Registry) globTool() *Tool {
-	return New("glob", globDescription, true, r.glob)
+// globTool is glob: it finds the files whose paths match a pattern.
+type globTool struct{ ws *Workspace }
+
+func (t globTool) tool() *Tool {
+	return New(Glob, globDescription, KindRead, t.run, summaryOnly[GlobArgs])
 }
 
-func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
+func (t globTool) run(ctx context.Context, a GlobArgs) (Result, error) {
 	pattern := a.Pattern
 	if pattern == "" {
 		return Fail("pattern is empty. Give a glob such as **/*.go."), nil
@@ -43,7 +52,7 @@ func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
 	if strings.HasPrefix(pattern, "/") {
 		// An absolute pattern inside the workspace is made relative.
 		base, rest := doublestar.SplitPattern(pattern)
-		rel, err := r.ws.Rel(base)
+		rel, err := t.ws.Rel(base)
 		if err != nil || a.Path != "" {
 			return Fail("pattern %q is absolute; give it relative to the workspace root (or to path).", pattern), nil
 		}
@@ -56,9 +65,9 @@ func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
 		return Fail("pattern %q contains ..; give the directory to search in as path instead.", pattern), nil
 	}
 	dir := cmp.Or(a.Path, ".")
-	rel, err := r.ws.Resolve(dir)
+	rel, err := t.ws.Resolve(dir)
 	if err != nil {
-		return r.ws.failPath(dir, err), nil
+		return t.ws.failPath(dir, err), nil
 	}
 	// Walk from the pattern's fixed leading directories, if any.
 	base, rest := doublestar.SplitPattern(pattern)
@@ -70,13 +79,13 @@ func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
 	if start != rel {
 		startName = display(start)
 	}
-	fi, err := r.ws.root.Stat(start)
+	fi, err := t.ws.root.Stat(start)
 	if errors.Is(err, fs.ErrNotExist) && start != rel {
 		// The pattern's leading directory does not exist: nothing matches.
 		return OK(fmt.Sprintf("No files match %s in %s.", a.Pattern, display(rel))), nil
 	}
 	if err != nil {
-		return r.ws.failPath(startName, err), nil
+		return t.ws.failPath(startName, err), nil
 	}
 	if !fi.IsDir() {
 		return Fail("%s is a file, not a directory; give a directory as path.", display(start)), nil
@@ -88,7 +97,7 @@ func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
 	)
 	depth := patternDepth(rest)
 	w := &walker{
-		ws: r.ws,
+		ws: t.ws,
 		enter: func(d string) bool {
 			return depth < 0 || strings.Count(relTo(start, d), "/")+1 < depth
 		},
@@ -102,7 +111,7 @@ func (r *Registry) glob(ctx context.Context, a GlobArgs) (Result, error) {
 		},
 	}
 	if err := w.walk(ctx, start); err != nil {
-		return r.ws.failPath(startName, err), nil
+		return t.ws.failPath(startName, err), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("glob: %w", err)
@@ -143,4 +152,13 @@ func relTo(base, p string) string {
 	}
 	r, _ := filepath.Rel(base, p)
 	return filepath.ToSlash(r)
+}
+
+// patternIn summarises a search: the pattern, and the path searched when
+// one is given.
+func patternIn(pattern, path string) string {
+	if path == "" {
+		return pattern
+	}
+	return pattern + "  in " + path
 }

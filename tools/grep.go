@@ -33,6 +33,9 @@ const (
 	keepBuffer       = 4 << 20  // larger buffers are not reused
 )
 
+// Grep is the name of the grep tool.
+const Grep = "grep"
+
 //go:embed descriptions/grep.md
 var grepDescription string
 
@@ -47,14 +50,24 @@ type GrepArgs struct {
 	After      int    `json:"after,omitempty" jsonschema:"Lines of context to show after each matching line; overrides context."`
 }
 
+// Summary gives the pattern, and the file or directory searched if not the root.
+func (a GrepArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
+
 // Paths returns the file or directory the call searches.
 func (a GrepArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
-func (r *Registry) grepTool() *Tool {
-	return New("grep", grepDescription, true, r.grep)
+// grepTool is grep: it searches the files of the workspace the read
+// filter allows.
+type grepTool struct {
+	ws       *Workspace
+	readable readFilter
 }
 
-func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
+func (t grepTool) tool() *Tool {
+	return New(Grep, grepDescription, KindRead, t.run, summaryOnly[GrepArgs])
+}
+
+func (t grepTool) run(ctx context.Context, a GrepArgs) (Result, error) {
 	if a.Pattern == "" {
 		return Fail("pattern is empty. Give a regular expression to search for."), nil
 	}
@@ -80,27 +93,27 @@ func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
 		return Fail("include %q is not a valid glob pattern.", a.Include), nil
 	}
 	path := cmp.Or(a.Path, ".")
-	rel, err := r.ws.Resolve(path)
+	rel, err := t.ws.Resolve(path)
 	if err != nil {
-		return r.ws.failPath(path, err), nil
+		return t.ws.failPath(path, err), nil
 	}
-	fi, err := r.ws.root.Stat(rel)
+	fi, err := t.ws.root.Stat(rel)
 	if err != nil {
-		return r.ws.failPath(path, err), nil
+		return t.ws.failPath(path, err), nil
 	}
 
 	s := &grepSearch{m: m, before: before, after: after}
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
-			return r.ws.failPath(path, errNotRegular), nil
+			return t.ws.failPath(path, errNotRegular), nil
 		}
-		if !r.mayRead(rel) {
+		if !t.readable.allows(rel) {
 			return failDenied(rel), nil
 		}
 		dir, name := filepath.Split(rel)
-		d, err := r.ws.root.OpenRoot(filepath.Clean(dir + "."))
+		d, err := t.ws.root.OpenRoot(filepath.Clean(dir + "."))
 		if err != nil {
-			return r.ws.failPath(path, err), nil
+			return t.ws.failPath(path, err), nil
 		}
 		s.file(d, name, rel, &buffers{})
 		d.Close()
@@ -109,12 +122,12 @@ func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
 		}
 	} else {
 		w := &walker{
-			ws: r.ws,
+			ws: t.ws,
 			entry: func(frel string, d fs.DirEntry) bool {
 				if !d.Type().IsRegular() || !includes(a.Include, rel, frel) {
 					return false
 				}
-				if !r.mayRead(frel) {
+				if !t.readable.allows(frel) {
 					s.count(func() { s.denied++ })
 					return false
 				}
@@ -123,7 +136,7 @@ func (r *Registry) grep(ctx context.Context, a GrepArgs) (Result, error) {
 			file: s.file,
 		}
 		if err := w.walk(ctx, rel); err != nil {
-			return r.ws.failPath(path, err), nil
+			return t.ws.failPath(path, err), nil
 		}
 		s.unreadable = int(w.unreadable.Load())
 	}

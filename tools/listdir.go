@@ -14,6 +14,9 @@ import (
 // maxListEntries caps list_dir's output.
 const maxListEntries = 1000
 
+// ListDir is the name of the list_dir tool.
+const ListDir = "list_dir"
+
 //go:embed descriptions/list_dir.md
 var listDirDescription string
 
@@ -22,27 +25,33 @@ type ListDirArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"The directory to list, relative to the workspace root. Default: the workspace root."`
 }
 
+// Summary gives the directory it lists, if not the root.
+func (a ListDirArgs) Summary() string { return a.Path }
+
 // Paths returns the directory the call lists.
 func (a ListDirArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
-func (r *Registry) listDirTool() *Tool {
-	return New("list_dir", listDirDescription, true, r.listDir)
+// listDirTool is list_dir: it lists a directory of the workspace.
+type listDirTool struct{ ws *Workspace }
+
+func (l listDirTool) tool() *Tool {
+	return New(ListDir, listDirDescription, KindRead, l.run, summaryOnly[ListDirArgs])
 }
 
-func (r *Registry) listDir(ctx context.Context, a ListDirArgs) (Result, error) {
+func (l listDirTool) run(ctx context.Context, a ListDirArgs) (Result, error) {
 	path := cmp.Or(a.Path, ".")
-	rel, err := r.ws.Resolve(path)
+	rel, err := l.ws.Resolve(path)
 	if err != nil {
-		return r.ws.failPath(path, err), nil
+		return l.ws.failPath(path, err), nil
 	}
-	d, err := r.ws.root.Open(rel)
+	d, err := l.ws.root.Open(rel)
 	if err != nil {
-		return r.ws.failPath(path, err), nil
+		return l.ws.failPath(path, err), nil
 	}
 	defer d.Close()
 	fi, err := d.Stat()
 	if err != nil {
-		return r.ws.failPath(path, err), nil
+		return l.ws.failPath(path, err), nil
 	}
 	shown := display(rel)
 	if !fi.IsDir() {
@@ -73,7 +82,7 @@ func (r *Registry) listDir(ctx context.Context, a ListDirArgs) (Result, error) {
 		case t.IsDir():
 			fmt.Fprintf(&b, "%s/\n", name)
 		case t&fs.ModeSymlink != 0:
-			target, err := r.ws.root.Readlink(filepath.Join(rel, name))
+			target, err := l.ws.root.Readlink(filepath.Join(rel, name))
 			if err != nil {
 				target = "?"
 			}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,6 +22,9 @@ const (
 	maxLineBytes = 2000      // bytes shown of one line
 )
 
+// ReadFile is the name of the read_file tool.
+const ReadFile = "read_file"
+
 //go:embed descriptions/read_file.md
 var readFileDescription string
 
@@ -30,130 +35,203 @@ type ReadFileArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"The maximum number of lines to return. Default 2000."`
 }
 
+// Summary gives the file it reads.
+func (a ReadFileArgs) Summary() string { return a.Path }
+
 // Paths returns the file the call reads.
 func (a ReadFileArgs) Paths() []string { return []string{a.Path} }
 
-func (r *Registry) readFileTool() *Tool {
-	return New("read_file", readFileDescription, true, r.readFile)
+// readFileTool is read_file: it shows a file with line numbers and
+// records what the model has seen of it.
+type readFileTool struct {
+	ws       *Workspace
+	files    *fileState
+	readable readFilter
 }
 
-func (r *Registry) readFile(ctx context.Context, a ReadFileArgs) (Result, error) {
-	if a.Offset < 0 {
-		return Fail("offset must be a line number, 1 or more (got %d).", a.Offset), nil
+func (t readFileTool) tool() *Tool {
+	return New(ReadFile, readFileDescription, KindRead, t.run, summaryOnly[ReadFileArgs])
+}
+
+func (t readFileTool) run(ctx context.Context, a ReadFileArgs) (Result, error) {
+	win, why := windowOf(a)
+	if why != "" {
+		return Fail("%s", why), nil
 	}
-	if a.Limit < 0 {
-		return Fail("limit must be 1 or more (got %d); leave it out to read up to %d lines.", a.Limit, maxReadLines), nil
-	}
-	first := max(a.Offset, 1)
-	limit := a.Limit
-	if limit == 0 {
-		limit = maxReadLines
-	}
-	rel, err := r.ws.resolveFile(a.Path)
-	if err != nil {
-		return r.ws.failPath(a.Path, err), nil
-	}
-	if !r.mayRead(rel) {
-		return failDenied(rel), nil
-	}
-	f, fi, err := r.ws.openRegular(rel)
-	if err != nil {
-		return r.ws.failPath(a.Path, err), nil
+	rel, f, fi, fail := t.open(a.Path)
+	if fail.IsError {
+		return fail, nil
 	}
 	defer f.Close()
 	shown := display(rel)
 
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
-	sample, err := br.Peek(binarySample)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	if fail := sniffText(br, shown); fail.IsError {
+		return fail, nil
+	}
+	sc := &lineScanner{win: win}
+	if err := sc.scan(ctx, br); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("read %s: %w", shown, ctx.Err())
+		}
 		return Fail("Cannot read %s: %v.", shown, err), nil
 	}
-	if why := binaryReason(sample); why != "" {
-		return Fail("%s looks like a binary file (%s), so read_file does not show it. Use bash to inspect it, for example `file %s` or `xxd %s | head -n 40`.", shown, why, shown, shown), nil
-	}
+	st := stamp{modTime: fi.ModTime(), size: sc.size}
+	h.Sum(st.sum[:0])
+	t.files.record(rel, st)
+	return sc.result(shown), nil
+}
 
-	var (
-		out       strings.Builder
-		line      int   // lines seen so far
-		last      int   // last line shown
-		capped    bool  // the byte cap stopped the output
-		cutLines  int   // lines shown shortened
-		size      int64 // bytes read
-		cur       []byte
-		curLen    int
-		lineShown bool
-	)
+// readWindow is the part of a file read_file shows: limit lines from
+// line first (1-based).
+type readWindow struct{ first, limit int }
+
+// windowOf returns the window a call asks for, or why it is invalid.
+func windowOf(a ReadFileArgs) (readWindow, string) {
+	if a.Offset < 0 {
+		return readWindow{}, fmt.Sprintf("offset must be a line number, 1 or more (got %d).", a.Offset)
+	}
+	if a.Limit < 0 {
+		return readWindow{}, fmt.Sprintf("limit must be 1 or more (got %d); leave it out to read up to %d lines.", a.Limit, maxReadLines)
+	}
+	limit := a.Limit
+	if limit == 0 {
+		limit = maxReadLines
+	}
+	return readWindow{first: max(a.Offset, 1), limit: limit}, ""
+}
+
+// contains reports whether line n is in the window.
+func (w readWindow) contains(n int) bool { return n >= w.first && n < w.first+w.limit }
+
+// open resolves path and opens the regular file it names, unless the read
+// filter refuses it. A failure is a result with IsError.
+func (t readFileTool) open(path string) (string, *os.File, fs.FileInfo, Result) {
+	rel, err := t.ws.resolveFile(path)
+	if err != nil {
+		return "", nil, nil, t.ws.failPath(path, err)
+	}
+	if !t.readable.allows(rel) {
+		return "", nil, nil, failDenied(rel)
+	}
+	f, fi, err := t.ws.openRegular(rel)
+	if err != nil {
+		return "", nil, nil, t.ws.failPath(path, err)
+	}
+	return rel, f, fi, Result{}
+}
+
+// sniffText refuses a file whose first bytes look binary; shown names it.
+func sniffText(br *bufio.Reader, shown string) Result {
+	sample, err := br.Peek(binarySample)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Fail("Cannot read %s: %v.", shown, err)
+	}
+	if why := binaryReason(sample); why != "" {
+		return Fail("%s looks like a binary file (%s), so read_file does not show it. Use bash to inspect it, for example `file %s` or `xxd %s | head -n 40`.", shown, why, shown, shown)
+	}
+	return Result{}
+}
+
+// lineScanner reads a file line by line, in bounded memory however long
+// its lines are, and keeps the lines of its window as read_file shows
+// them.
+type lineScanner struct {
+	win      readWindow
+	out      strings.Builder
+	line     int   // lines seen so far
+	last     int   // last line shown
+	capped   bool  // the byte cap stopped the output
+	cutLines int   // lines shown shortened
+	size     int64 // bytes read
+
+	cur       []byte // the start of the current line, if it is shown
+	curLen    int    // the length of the current line so far
+	lineShown bool   // the current line is in the window
+}
+
+// scan reads br to its end. It returns a read error, or the context's
+// error once ctx is done.
+func (s *lineScanner) scan(ctx context.Context, br *bufio.Reader) error {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		size += int64(len(chunk))
-		if len(chunk) > 0 {
-			if curLen == 0 {
-				n := line + 1
-				lineShown = !capped && n >= first && n < first+limit
-			}
-			if lineShown && len(cur) < maxLineBytes+4 {
-				cur = append(cur, chunk[:min(len(chunk), maxLineBytes+4-len(cur))]...)
-			}
-			curLen += len(chunk)
-		}
+		s.take(chunk)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return Fail("Cannot read %s: %v.", shown, err), nil
+			return err
 		}
-		if curLen > 0 {
-			line++
-			if lineShown {
-				n := curLen
-				if err == nil { // the line ends with '\n'
-					n--
-				}
-				text, cut := displayLine(cur, n)
-				entry := fmt.Sprintf("%6d\t%s\n", line, text)
-				if out.Len()+len(entry) > maxReadBytes {
-					capped = true
-				} else {
-					out.WriteString(entry)
-					last = line
-					if cut {
-						cutLines++
-					}
-				}
-			}
-			cur, curLen = cur[:0], 0
-			if line%4096 == 0 && ctx.Err() != nil {
-				return Result{}, fmt.Errorf("read %s: %w", shown, ctx.Err())
+		if s.curLen > 0 {
+			s.endLine(err == nil)
+			if s.line%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
 			}
 		}
 		if err != nil {
-			break
+			return nil
 		}
 	}
+}
 
-	var st stamp
-	st.modTime, st.size = fi.ModTime(), size
-	h.Sum(st.sum[:0])
-	r.files.record(rel, st)
+// take adds a chunk of the current line.
+func (s *lineScanner) take(chunk []byte) {
+	s.size += int64(len(chunk))
+	if len(chunk) == 0 {
+		return
+	}
+	if s.curLen == 0 {
+		s.lineShown = !s.capped && s.win.contains(s.line+1)
+	}
+	if s.lineShown && len(s.cur) < maxLineBytes+4 {
+		s.cur = append(s.cur, chunk[:min(len(chunk), maxLineBytes+4-len(s.cur))]...)
+	}
+	s.curLen += len(chunk)
+}
 
+// endLine finishes the current line; newline says it ends with '\n'.
+func (s *lineScanner) endLine(newline bool) {
+	s.line++
+	if s.lineShown {
+		n := s.curLen
+		if newline {
+			n--
+		}
+		text, cut := displayLine(s.cur, n)
+		entry := fmt.Sprintf("%6d\t%s\n", s.line, text)
+		if s.out.Len()+len(entry) > maxReadBytes {
+			s.capped = true
+		} else {
+			s.out.WriteString(entry)
+			s.last = s.line
+			if cut {
+				s.cutLines++
+			}
+		}
+	}
+	s.cur, s.curLen = s.cur[:0], 0
+}
+
+// result is what the model reads once the file shown has been scanned.
+func (s *lineScanner) result(shown string) Result {
 	switch {
-	case line == 0:
-		return OK(fmt.Sprintf("%s is empty (0 bytes).", shown)), nil
-	case first > line:
-		return Fail("offset %d is past the end of %s, which has %s.", first, shown, plural(line, "line")), nil
+	case s.line == 0:
+		return OK(fmt.Sprintf("%s is empty (0 bytes).", shown))
+	case s.win.first > s.line:
+		return Fail("offset %d is past the end of %s, which has %s.", s.win.first, shown, plural(s.line, "line"))
 	}
-	if cutLines > 0 {
-		fmt.Fprintf(&out, "[%s longer than %d bytes were cut short.]\n", plural(cutLines, "line"), maxLineBytes)
+	if s.cutLines > 0 {
+		fmt.Fprintf(&s.out, "[%s longer than %d bytes were cut short.]\n", plural(s.cutLines, "line"), maxLineBytes)
 	}
-	if last < line {
+	if s.last < s.line {
 		why := ""
-		if capped {
+		if s.capped {
 			why = fmt.Sprintf(" (output is capped at %d KiB)", maxReadBytes>>10)
 		}
-		fmt.Fprintf(&out, "[Showed lines %d-%d of %d%s. To read more, call read_file with offset %d.]\n", first, last, line, why, last+1)
+		fmt.Fprintf(&s.out, "[Showed lines %d-%d of %d%s. To read more, call read_file with offset %d.]\n", s.win.first, s.last, s.line, why, s.last+1)
 	}
-	return OK(out.String()), nil
+	return OK(s.out.String())
 }
 
 // displayLine returns a line as read_file shows it: without its line

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -16,41 +15,38 @@ import (
 var ErrDuplicateTool = errors.New("duplicate tool name")
 
 // Registry holds the tools of one session, looks them up by name and runs
-// calls. It implements the agent's Toolbox. The built-in tools share the
-// Registry's session state: the workspace, and what the model has read,
-// which edit_file and write_file check before changing a file. A
-// Registry is safe for concurrent use; calls may run in parallel.
+// calls. It implements the agent's Toolbox. Each built-in tool is a value
+// holding what it needs: the workspace, and for read_file, write_file
+// and edit_file the session's fileState (what the model has read, which
+// edit_file and write_file check before changing a file). A Registry is
+// safe for concurrent use; calls may run in parallel.
 type Registry struct {
 	ws    *Workspace
+	files *fileState
 	tools map[string]*Tool
 	names []string // sorted
+}
 
-	files fileStates
-	// writeMu serialises the file tools that change files, so that two
-	// parallel edits of one file cannot both pass the staleness check.
-	writeMu sync.Mutex
-
-	bash bashConfig
-
-	// readable, if set, says whether a file may be read: see
-	// WithReadFilter.
-	readable func(rel string) bool
+// options are what Options set: the configuration of the built-in tools.
+type options struct {
+	bash     bashConfig
+	readable readFilter
 }
 
 // Option configures a Registry.
-type Option func(*Registry)
+type Option func(*options)
 
 // WithEnv sets the environment bash commands start from (before secrets
 // are removed); the default is the process environment at each call.
 func WithEnv(env []string) Option {
-	return func(r *Registry) { r.bash.env = slices.Clone(env) }
+	return func(o *options) { o.bash.env = slices.Clone(env) }
 }
 
 // WithKillGrace sets how long a bash command's process group has between
 // SIGTERM and SIGKILL once it timed out or was cancelled; the default is
 // DefaultKillGrace.
 func WithKillGrace(d time.Duration) Option {
-	return func(r *Registry) { r.bash.killGrace = d }
+	return func(o *options) { o.bash.killGrace = d }
 }
 
 // WithReadFilter sets a filter on the files whose contents the tools show:
@@ -61,13 +57,17 @@ func WithKillGrace(d time.Duration) Option {
 // skips it, so that a deny rule on reading a file also holds for a search
 // of the whole workspace.
 func WithReadFilter(readable func(rel string) bool) Option {
-	return func(r *Registry) { r.readable = readable }
+	return func(o *options) { o.readable = readable }
 }
 
-// mayRead applies the read filter to rel (an OS path relative to the
-// workspace root).
-func (r *Registry) mayRead(rel string) bool {
-	return r.readable == nil || r.readable(display(rel))
+// readFilter says whether a file's contents may be shown (see
+// WithReadFilter); nil allows every file.
+type readFilter func(rel string) bool
+
+// allows applies the filter to rel (an OS path relative to the workspace
+// root).
+func (f readFilter) allows(rel string) bool {
+	return f == nil || f(display(rel))
 }
 
 // failDenied is the result for a file the read filter refuses.
@@ -78,21 +78,23 @@ func failDenied(rel string) Result {
 // NewRegistry returns a registry holding the built-in tools (read_file,
 // write_file, edit_file, list_dir, glob, grep, bash), all confined to ws.
 func NewRegistry(ws *Workspace, opts ...Option) *Registry {
-	r := &Registry{
-		ws:    ws,
-		tools: make(map[string]*Tool),
-		bash: bashConfig{
-			killGrace:      DefaultKillGrace,
-			defaultTimeout: DefaultBashTimeout,
-			maxTimeout:     MaxBashTimeout,
-		},
+	o := options{bash: bashConfig{
+		killGrace:      DefaultKillGrace,
+		defaultTimeout: DefaultBashTimeout,
+		maxTimeout:     MaxBashTimeout,
+	}}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	for _, o := range opts {
-		o(r)
-	}
+	r := &Registry{ws: ws, files: newFileState(ws), tools: make(map[string]*Tool)}
 	for _, t := range []*Tool{
-		r.readFileTool(), r.writeFileTool(), r.editFileTool(),
-		r.listDirTool(), r.globTool(), r.grepTool(), r.bashTool(),
+		readFileTool{ws: ws, files: r.files, readable: o.readable}.tool(),
+		writeFileTool{ws: ws, files: r.files}.tool(),
+		editFileTool{ws: ws, files: r.files}.tool(),
+		listDirTool{ws: ws}.tool(),
+		globTool{ws: ws}.tool(),
+		grepTool{ws: ws, readable: o.readable}.tool(),
+		bashTool{dir: ws.Dir(), cfg: o.bash}.tool(),
 	} {
 		if err := r.Add(t); err != nil {
 			panic(err) // the built-in names are distinct
@@ -157,12 +159,14 @@ func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult
 	return chat.ToolResult{CallID: call.ID, Status: status, Content: res.Content}, nil
 }
 
-// CallInfo is what an approval policy needs to know about one call.
+// CallInfo is what a call would do, as its tool tells: what an approval
+// policy, the turn-end checks and the UI need to know about it.
 type CallInfo struct {
 	// Tool is the tool's name.
 	Tool string
-	// ReadOnly is true when the tool never changes files or runs commands.
-	ReadOnly bool
+	// Kind is what the tool can do, as it declares; zero for an unknown
+	// tool, which must be treated like KindExec.
+	Kind Kind
 	// Args is the decoded argument struct, e.g. an EditFileArgs value.
 	Args any
 	// Paths are the files or directories a file tool's call names,
@@ -183,65 +187,76 @@ type CallInfo struct {
 // file (gofmt at turn end) and told the model, so that change must not
 // make the model's next edit look stale. A file the model never read or
 // wrote stays unknown.
-func (r *Registry) Acknowledge(path string) error {
-	rel, err := r.ws.Resolve(path)
-	if err != nil {
-		return err
-	}
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
-	if !r.files.known(rel) {
-		return nil
-	}
-	f, fi, err := r.ws.openRegular(rel)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := stampFile(f, fi)
-	if err != nil {
-		return err
-	}
-	r.files.record(rel, st)
-	return nil
-}
+func (r *Registry) Acknowledge(path string) error { return r.files.acknowledge(path) }
 
-// Inspect decodes a call for an approval policy without running it. The
-// error is an *ArgsError for arguments the tool would refuse, or an error
-// for an unknown tool.
+// Inspect tells what a call would do without running it: its tool's
+// kind, its typed arguments and the workspace paths it names. The error
+// is an *ArgsError for arguments the tool would refuse, or an error for
+// an unknown tool; the CallInfo then still names the tool and, for a
+// known tool, its kind.
 func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
 	t, ok := r.tools[call.Name]
 	if !ok {
-		return CallInfo{}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
+		return CallInfo{Tool: call.Name}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
 	}
+	info := CallInfo{Tool: t.Name(), Kind: t.Kind()}
 	args, err := t.Decode(call.Arguments)
 	if err != nil {
-		return CallInfo{}, err
+		return info, err
 	}
-	info := CallInfo{Tool: t.Name(), ReadOnly: t.ReadOnly(), Args: args}
+	info.Args = args
 	if pa, ok := args.(PathArgs); ok {
-		for _, p := range pa.Paths() {
-			rel, err := r.ws.Resolve(p)
-			if err != nil {
-				var pe *PathError
-				if errors.As(err, &pe) {
-					info.Refused = append(info.Refused, p)
-					info.Paths = append(info.Paths, p)
-					continue
-				}
-				// Resolution failed for another reason (a loop, a
-				// permission): fall back to the lexical path.
-				if rel, err = r.ws.Rel(p); err != nil {
-					info.Refused = append(info.Refused, p)
-					info.Paths = append(info.Paths, p)
-					continue
-				}
-			}
-			info.Paths = append(info.Paths, display(rel))
-		}
+		info.Paths, info.Refused = r.resolve(pa.Paths())
 	}
 	if b, ok := args.(BashArgs); ok {
 		info.Command = b.Command
 	}
 	return info, nil
+}
+
+// resolve resolves the paths a call names, for CallInfo.
+func (r *Registry) resolve(paths []string) (resolved, refused []string) {
+	for _, p := range paths {
+		rel, err := r.ws.Resolve(p)
+		if err != nil {
+			var pe *PathError
+			if errors.As(err, &pe) {
+				refused = append(refused, p)
+				resolved = append(resolved, p)
+				continue
+			}
+			// Resolution failed for another reason (a loop, a
+			// permission): fall back to the lexical path.
+			if rel, err = r.ws.Rel(p); err != nil {
+				refused = append(refused, p)
+				resolved = append(resolved, p)
+				continue
+			}
+		}
+		resolved = append(resolved, display(rel))
+	}
+	return resolved, refused
+}
+
+// Summary says in one line what a call is about, from its tool's typed
+// arguments and without touching the file system (Tool.Summary); the UI
+// shows it next to the tool's name. A call of an unknown tool is given by
+// its arguments as sent.
+func (r *Registry) Summary(call chat.ToolCall) string {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return call.Arguments
+	}
+	return t.Summary(call.Arguments)
+}
+
+// Preview works out what a call would do without running it, for the
+// person who approves it (Tool.Preview). A call of an unknown tool gives
+// a Problem.
+func (r *Registry) Preview(call chat.ToolCall) Preview {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		return Preview{Summary: call.Arguments, Problem: fmt.Sprintf("there is no tool %q: the call will fail", call.Name)}
+	}
+	return t.Preview(call.Arguments)
 }

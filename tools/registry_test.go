@@ -21,11 +21,14 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("spec %d = %+v", i, s)
 		}
 	}
-	readOnly := map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true}
+	kinds := map[string]Kind{
+		ReadFile: KindRead, ListDir: KindRead, Glob: KindRead, Grep: KindRead,
+		WriteFile: KindEdit, EditFile: KindEdit, Bash: KindExec,
+	}
 	for _, name := range want {
 		tool, ok := r.Lookup(name)
-		if !ok || tool.ReadOnly() != readOnly[name] {
-			t.Errorf("%s: ReadOnly() = %v, want %v", name, tool.ReadOnly(), readOnly[name])
+		if !ok || tool.Kind() != kinds[name] {
+			t.Errorf("%s: Kind() = %v, want %v", name, tool.Kind(), kinds[name])
 		}
 	}
 
@@ -34,9 +37,9 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("unknown tool: %+v", res)
 	}
 
-	extra := New("extra", "Extra.", true, func(ctx context.Context, a struct{}) (Result, error) {
+	extra := New("extra", "Extra.", KindRead, func(ctx context.Context, a struct{}) (Result, error) {
 		return OK("done"), nil
-	})
+	}, nil)
 	if err := r.Add(extra); err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +50,9 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("extra: %q", got)
 	}
 
-	failing := New("broken", "Broken.", true, func(ctx context.Context, a struct{}) (Result, error) {
+	failing := New("broken", "Broken.", KindRead, func(ctx context.Context, a struct{}) (Result, error) {
 		return Result{}, errors.New("disk on fire")
-	})
+	}, nil)
 	r.Add(failing)
 	if _, err := r.Run(context.Background(), chat.ToolCall{Name: "broken"}); err == nil || err.Error() != "run tool: broken: disk on fire" {
 		t.Errorf("harness error = %v", err)
@@ -63,24 +66,24 @@ func TestInspect(t *testing.T) {
 		want CallInfo
 	}{
 		{chat.ToolCall{Name: "read_file", Arguments: `{"path": "alias"}`},
-			CallInfo{Tool: "read_file", ReadOnly: true, Paths: []string{"real.txt"}}},
+			CallInfo{Tool: "read_file", Kind: KindRead, Paths: []string{"real.txt"}}},
 		{chat.ToolCall{Name: "edit_file", Arguments: `{"path": "a/self/real.txt", "old_string": "a", "new_string": "b"}`},
-			CallInfo{Tool: "edit_file", Paths: []string{"real.txt"}}},
+			CallInfo{Tool: "edit_file", Kind: KindEdit, Paths: []string{"real.txt"}}},
 		{chat.ToolCall{Name: "write_file", Arguments: `{"path": "link", "content": ""}`},
-			CallInfo{Tool: "write_file", Paths: []string{"link"}, Refused: []string{"link"}}},
+			CallInfo{Tool: "write_file", Kind: KindEdit, Paths: []string{"link"}, Refused: []string{"link"}}},
 		{chat.ToolCall{Name: "list_dir"},
-			CallInfo{Tool: "list_dir", ReadOnly: true, Paths: []string{"."}}},
+			CallInfo{Tool: "list_dir", Kind: KindRead, Paths: []string{"."}}},
 		{chat.ToolCall{Name: "grep", Arguments: `{"pattern": "x", "path": "/etc"}`},
-			CallInfo{Tool: "grep", ReadOnly: true, Paths: []string{"/etc"}, Refused: []string{"/etc"}}},
+			CallInfo{Tool: "grep", Kind: KindRead, Paths: []string{"/etc"}, Refused: []string{"/etc"}}},
 		{chat.ToolCall{Name: "bash", Arguments: `{"command": "go test ./... && rm -rf x"}`},
-			CallInfo{Tool: "bash", Command: "go test ./... && rm -rf x"}},
+			CallInfo{Tool: "bash", Kind: KindExec, Command: "go test ./... && rm -rf x"}},
 	}
 	for _, tt := range tests {
 		got, err := l.r.Inspect(tt.call)
 		if err != nil {
 			t.Fatalf("Inspect(%s): %v", tt.call.Arguments, err)
 		}
-		if got.Tool != tt.want.Tool || got.ReadOnly != tt.want.ReadOnly || got.Command != tt.want.Command ||
+		if got.Tool != tt.want.Tool || got.Kind != tt.want.Kind || got.Command != tt.want.Command ||
 			!slices.Equal(got.Paths, tt.want.Paths) || !slices.Equal(got.Refused, tt.want.Refused) {
 			t.Errorf("Inspect(%s %s) = %+v, want %+v", tt.call.Name, tt.call.Arguments, got, tt.want)
 		}
@@ -89,11 +92,67 @@ func TestInspect(t *testing.T) {
 	if a, ok := got.Args.(EditFileArgs); !ok || !a.ReplaceAll {
 		t.Errorf("Args = %#v", got.Args)
 	}
+	// Arguments the tool refuses still give the tool's kind; an unknown
+	// tool has none.
 	var ae *ArgsError
-	if _, err := l.r.Inspect(chat.ToolCall{Name: "read_file", Arguments: `{"path": 1}`}); !errors.As(err, &ae) {
-		t.Errorf("bad arguments: %v", err)
+	if got, err := l.r.Inspect(chat.ToolCall{Name: "read_file", Arguments: `{"path": 1}`}); !errors.As(err, &ae) || got.Kind != KindRead {
+		t.Errorf("bad arguments: %+v, %v", got, err)
 	}
-	if _, err := l.r.Inspect(chat.ToolCall{Name: "nope"}); err == nil {
-		t.Error("unknown tool inspected")
+	if got, err := l.r.Inspect(chat.ToolCall{Name: "nope"}); err == nil || got.Kind != 0 || got.Tool != "nope" {
+		t.Errorf("unknown tool inspected: %+v, %v", got, err)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	r, _ := newTestRegistry(t)
+	deploy := New("deploy", "Deploy.", KindNetwork, func(ctx context.Context, a struct {
+		Env   string `json:"env"`
+		Force bool   `json:"force,omitempty"`
+		Count int    `json:"count,omitempty"`
+	}) (Result, error) {
+		return OK(""), nil
+	}, nil)
+	if err := r.Add(deploy); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, args, want string }{
+		{ReadFile, `{"path": "main.go", "offset": 10}`, "main.go"},
+		{WriteFile, `{"path": "a/b.txt", "content": "x"}`, "a/b.txt"},
+		{EditFile, `{"path": "x.go", "old_string": "a", "new_string": "b"}`, "x.go"},
+		{ListDir, `{}`, ""},
+		{ListDir, `{"path": "src"}`, "src"},
+		{Glob, `{"pattern": "**/*.go"}`, "**/*.go"},
+		{Grep, `{"pattern": "TODO", "path": "cmd"}`, "TODO  in cmd"},
+		{Bash, `{"command": "go test ./..."}`, "go test ./..."},
+		// Arguments the tool refuses are summarised as far as they decode.
+		{Bash, `{"command": "ls", "timeout": 5}`, "ls"},
+		{Bash, `not json`, "not json"},
+		// A tool that gives no summary of its own: its arguments by name.
+		{"deploy", `{"env": "prod", "count": 3}`, "env: prod, count: 3"},
+		{"nope", `{"x": 1}`, `{"x": 1}`},
+	} {
+		if got := r.Summary(chat.ToolCall{Name: tt.name, Arguments: tt.args}); got != tt.want {
+			t.Errorf("Summary(%s %s) = %q, want %q", tt.name, tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestEveryToolDefinesItself: every tool the registry tackle runs with
+// registers declares its kind and previews its calls itself, so that
+// approval never guesses its kind and the approval dialog never shows a
+// call as bare arguments.
+func TestEveryToolDefinesItself(t *testing.T) {
+	r, _ := newTestRegistry(t, WithReadFilter(func(string) bool { return true }))
+	if len(r.Names()) == 0 {
+		t.Fatal("no tools")
+	}
+	for _, name := range r.Names() {
+		tool, _ := r.Lookup(name)
+		if tool.Kind() == 0 {
+			t.Errorf("%s declares no kind", name)
+		}
+		if tool.preview == nil {
+			t.Errorf("%s gives no preview of its own", name)
+		}
 	}
 }

@@ -29,6 +29,14 @@ func Fail(format string, a ...any) Result {
 	return Result{Content: fmt.Sprintf(format, a...), IsError: true}
 }
 
+// Summarizer is implemented by argument types that can say in one line
+// what a call is about: the path, the command, the pattern. The UI shows
+// it next to the tool's name. A tool whose arguments do not implement it
+// is summarised by its arguments' names and values.
+type Summarizer interface {
+	Summary() string
+}
+
 // PathArgs is implemented by the argument types of tools that read or
 // write files. Paths returns the paths a call names, as the model sent
 // them; an approval policy reads them through Registry.Inspect.
@@ -42,11 +50,15 @@ type PathArgs interface {
 type Tool struct {
 	name        string
 	description string
-	readOnly    bool
+	kind        Kind
 	params      json.RawMessage
 	args        *argSchema
 	decode      func(raw []byte) (any, error)
-	execute     func(ctx context.Context, args any) (Result, error)
+	// lenient decodes arguments the schema refuses as far as they go,
+	// for a summary of a bad call.
+	lenient func(raw []byte) (any, error)
+	execute func(ctx context.Context, args any) (Result, error)
+	preview func(args any) Preview // nil: the arguments by name
 }
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -59,13 +71,16 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // (unknown fields are refused), before fn runs, and a mismatch comes back
 // to the model as an error result that says what was wrong.
 //
-// readOnly declares that the tool never changes anything; approval
-// policies let such tools run without asking.
+// kind declares what the tool can do (KindRead for a tool that never
+// changes anything, which approval policies let run without asking).
+// preview works out what a call would do without running it, for the
+// approval dialog (see Preview); it must not change anything. With a nil
+// preview the dialog shows the call's arguments by name.
 //
 // New panics when name is not 1 to 64 letters, digits, '_' or '-', or
 // when no schema can be generated for A: both are programming errors,
 // like a bad pattern given to regexp.MustCompile.
-func New[A any](name, description string, readOnly bool, fn func(ctx context.Context, args A) (Result, error)) *Tool {
+func New[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error), preview func(args A) Preview) *Tool {
 	if !toolName.MatchString(name) {
 		panic(fmt.Sprintf("tools.New: invalid tool name %q", name))
 	}
@@ -84,10 +99,10 @@ func New[A any](name, description string, readOnly bool, fn func(ctx context.Con
 	if err != nil {
 		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
 	}
-	return &Tool{
+	t := &Tool{
 		name:        name,
 		description: description,
-		readOnly:    readOnly,
+		kind:        kind,
 		params:      params,
 		args:        as,
 		decode: func(raw []byte) (any, error) {
@@ -97,10 +112,19 @@ func New[A any](name, description string, readOnly bool, fn func(ctx context.Con
 			}
 			return a, nil
 		},
+		lenient: func(raw []byte) (any, error) {
+			var a A
+			err := json.Unmarshal(raw, &a)
+			return a, err
+		},
 		execute: func(ctx context.Context, args any) (Result, error) {
 			return fn(ctx, args.(A))
 		},
 	}
+	if preview != nil {
+		t.preview = func(args any) Preview { return preview(args.(A)) }
+	}
+	return t
 }
 
 // Name returns the name the model calls the tool by.
@@ -109,8 +133,8 @@ func (t *Tool) Name() string { return t.name }
 // Description returns the description the model reads.
 func (t *Tool) Description() string { return t.description }
 
-// ReadOnly reports whether the tool never changes files or runs commands.
-func (t *Tool) ReadOnly() bool { return t.readOnly }
+// Kind returns what the tool can do.
+func (t *Tool) Kind() Kind { return t.kind }
 
 // Parameters returns the JSON Schema of the tool's arguments.
 func (t *Tool) Parameters() json.RawMessage { return t.params }
@@ -125,6 +149,22 @@ func (t *Tool) Spec() chat.ToolSpec {
 // ReadFileArgs value. The error is an *ArgsError written for the model.
 func (t *Tool) Decode(arguments string) (any, error) {
 	return t.decode([]byte(arguments))
+}
+
+// Summary says in one line what a call with arguments is about (see
+// Summarizer). Arguments the tool would refuse are summarised as far as
+// they can be decoded, else given as sent.
+func (t *Tool) Summary(arguments string) string {
+	args, err := t.decode([]byte(arguments))
+	if err != nil {
+		if args, err = t.lenient([]byte(arguments)); err != nil {
+			return arguments
+		}
+	}
+	if s, ok := args.(Summarizer); ok {
+		return s.Summary()
+	}
+	return t.args.summary(args)
 }
 
 // Execute decodes arguments and runs the tool. Bad arguments become an

@@ -5,9 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 )
+
+// WriteFile is the name of the write_file tool.
+const WriteFile = "write_file"
 
 //go:embed descriptions/write_file.md
 var writeFileDescription string
@@ -18,28 +22,38 @@ type WriteFileArgs struct {
 	Content string `json:"content" jsonschema:"The complete new content of the file."`
 }
 
+// Summary gives the file it writes.
+func (a WriteFileArgs) Summary() string { return a.Path }
+
 // Paths returns the file the call writes.
 func (a WriteFileArgs) Paths() []string { return []string{a.Path} }
 
-func (r *Registry) writeFileTool() *Tool {
-	return New("write_file", writeFileDescription, false, r.writeFile)
+// writeFileTool is write_file: it replaces or creates a file, refusing
+// one that changed since the model last saw it.
+type writeFileTool struct {
+	ws    *Workspace
+	files *fileState
 }
 
-func (r *Registry) writeFile(ctx context.Context, a WriteFileArgs) (Result, error) {
-	rel, err := r.ws.resolveFile(a.Path)
+func (t writeFileTool) tool() *Tool {
+	return New(WriteFile, writeFileDescription, KindEdit, t.run, t.preview)
+}
+
+func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error) {
+	rel, err := t.ws.resolveFile(a.Path)
 	if err != nil {
-		return r.ws.failPath(a.Path, err), nil
+		return t.ws.failPath(a.Path, err), nil
 	}
 	if rel == "." {
 		return Fail("%s is the workspace root, not a file.", quotePath(a.Path)), nil
 	}
 	shown := display(rel)
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
+	t.files.writeMu.Lock()
+	defer t.files.writeMu.Unlock()
 
 	mode := newFileMode
 	verb := "created"
-	f, fi, err := r.ws.openRegular(rel)
+	f, fi, err := t.ws.openRegular(rel)
 	switch {
 	case err == nil:
 		cur, err := stampFile(f, fi)
@@ -47,25 +61,60 @@ func (r *Registry) writeFile(ctx context.Context, a WriteFileArgs) (Result, erro
 		if err != nil {
 			return Fail("Cannot read the current %s: %v.", shown, err), nil
 		}
-		if why := r.files.check(rel, cur, "overwrite"); why != "" {
+		if why := t.files.check(rel, cur, "overwrite"); why != "" {
 			return Fail("%s", why), nil
 		}
 		mode, verb = keepMode(fi), "replaced"
 	case errors.Is(err, fs.ErrNotExist):
 		if dir := filepath.Dir(rel); dir != "." {
-			if err := r.ws.root.MkdirAll(dir, 0o755); err != nil {
-				return r.ws.failPath(filepath.Dir(a.Path), err), nil
+			if err := t.ws.root.MkdirAll(dir, 0o755); err != nil {
+				return t.ws.failPath(filepath.Dir(a.Path), err), nil
 			}
 		}
 	default:
-		return r.ws.failPath(a.Path, err), nil
+		return t.ws.failPath(a.Path, err), nil
 	}
 
-	if err := r.ws.writeAtomic(rel, []byte(a.Content), mode); err != nil {
-		return Fail("Could not write %s: %v. The file was left as it was.", shown, r.ws.fileError(a.Path, err)), nil
+	if err := t.ws.writeAtomic(rel, []byte(a.Content), mode); err != nil {
+		return Fail("Could not write %s: %v. The file was left as it was.", shown, t.ws.fileError(a.Path, err)), nil
 	}
-	if fi, err := r.ws.root.Stat(rel); err == nil {
-		r.files.record(rel, stampOf(fi, []byte(a.Content)))
-	}
+	t.files.recordWritten(rel, []byte(a.Content))
 	return OK(fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)), nil
+}
+
+// preview is the file a call would write, before and after.
+func (t writeFileTool) preview(a WriteFileArgs) Preview {
+	c := &FileChange{Action: "write", Path: a.Path, New: a.Content}
+	p := Preview{Summary: a.Summary(), Change: c}
+	rel, err := t.ws.resolveFile(a.Path)
+	if err != nil {
+		p.Problem = willFail("write", t.ws.failPath(a.Path, err).Content)
+		return p
+	}
+	if rel == "." {
+		p.Problem = willFail("write", fmt.Sprintf("%s is the workspace root, not a file.", quotePath(a.Path)))
+		return p
+	}
+	c.Path = display(rel)
+	f, fi, err := t.ws.openRegular(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.Created = true
+		return p
+	case err != nil:
+		p.Problem = "cannot read the current file: " + t.ws.failPath(a.Path, err).Content
+		return p
+	}
+	defer f.Close()
+	if fi.Size() > maxPreviewSize {
+		p.Problem = fmt.Sprintf("the current file is too large to compare (%s)", humanSize(fi.Size()))
+		return p
+	}
+	old, err := io.ReadAll(f)
+	if err != nil {
+		p.Problem = fmt.Sprintf("cannot read the current file: %v", err)
+		return p
+	}
+	c.Old = string(old)
+	return p
 }

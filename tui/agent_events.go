@@ -282,16 +282,8 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 			return out
 		}
 	}
-	d := newApprovalDialog(&m.styles, out.Pending, always)
-	d.canRead = m.opts.ReadFile != nil
-	m.pushDialog(d)
-	var cmds []tea.Cmd
-	if m.opts.ReadFile != nil {
-		for id, path := range d.filesToRead() {
-			cmds = append(cmds, readFile(m.opts.ReadFile, id, path))
-		}
-	}
-	return tea.Batch(cmds...)
+	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always))
+	return nil
 }
 
 // abortAll answers every pending call with AbortRun.

@@ -30,11 +30,6 @@ type approvalDialog struct {
 	// nil when the policy cannot say.
 	always func(chat.ToolCall) []string
 
-	// files holds the current content of the files the calls would
-	// change, by call ID, once read; canRead says whether they are read.
-	files   map[string]fileContent
-	canRead bool
-
 	reasoning bool // typing a reason for a denial
 	reason    textinput.Model
 
@@ -45,13 +40,6 @@ type approvalDialog struct {
 	width, rows  int
 	bodyRows     int
 	footerHeight int
-}
-
-// fileContent is a file as read for a diff.
-type fileContent struct {
-	data    string
-	missing bool // the file does not exist: write_file creates it
-	err     error
 }
 
 func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string) *approvalDialog {
@@ -67,7 +55,6 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 	return &approvalDialog{
 		pending: pending,
 		always:  always,
-		files:   map[string]fileContent{},
 		reason:  ti,
 	}
 }
@@ -75,38 +62,8 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 // current is the call being decided.
 func (d *approvalDialog) current() agent.PendingCall { return d.pending[d.idx] }
 
-// filesToRead lists the files the pending calls would change, to show
-// their diffs in context: path by call ID.
-func (d *approvalDialog) filesToRead() map[string]string {
-	out := map[string]string{}
-	if !d.canRead {
-		return out
-	}
-	for _, p := range d.pending {
-		if p.Call.Name != "write_file" && p.Call.Name != "edit_file" {
-			continue
-		}
-		if path, ok := stringArg(p.Call, "path"); ok && path != "" {
-			out[p.Call.ID] = path
-		}
-	}
-	return out
-}
-
-// fileReadMsg delivers a file read for an approval diff.
-type fileReadMsg struct {
-	callID string
-	file   fileContent
-}
-
 func (d *approvalDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
-	case fileReadMsg:
-		if _, ok := d.files[msg.callID]; !ok {
-			d.files[msg.callID] = msg.file
-			d.bodyKey = ""
-		}
-		return dialogAction{}, nil
 	case tea.PasteMsg:
 		if d.reasoning {
 			var cmd tea.Cmd
@@ -208,7 +165,7 @@ func (d *approvalDialog) scrollBy(n int) {
 // rows.
 func (d *approvalDialog) layout(st *themes.Styles, width, rows int) {
 	inner := max(width-4, 8) // border and padding
-	key := fmt.Sprintf("%d/%d/%d", d.idx, inner, len(d.files))
+	key := fmt.Sprintf("%d/%d", d.idx, inner)
 	if key != d.bodyKey || d.width != width {
 		d.body = d.renderBody(st, inner)
 		d.bodyKey = key
@@ -278,8 +235,9 @@ func (d *approvalDialog) canAlways() bool {
 	return d.always == nil || len(d.always(d.current().Call)) > 0
 }
 
-// renderBody draws what the call would do: the hook's reason and the full
-// arguments, with every control character visible.
+// renderBody draws what the call would do, as its tool previewed it: the
+// hook's reason, then the change, the command or the summary, with every
+// control character visible.
 func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 	p := d.current()
 	var out []string
@@ -291,118 +249,85 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 		out = append(out, prefixed(st.ModalReason.Render, plainText(reason, st.ControlChar), inner, "", "")...)
 	}
 	out = append(out, "")
-	esc := st.ControlChar
-	switch p.Call.Name {
-	case "bash":
-		out = append(out, d.bashBody(st, inner, esc)...)
-	case "edit_file":
-		out = append(out, d.editBody(st, inner)...)
-	case "write_file":
-		out = append(out, d.writeBody(st, inner)...)
-	default:
+	pv := p.Preview
+	switch {
+	case pv == nil:
+		out = append(out, st.Warn.Render("no preview: the tool cannot say what this call will do"))
 		out = append(out, argsBody(st, p.Call, inner)...)
+	case pv.Change != nil:
+		out = append(out, changeBody(st, pv, inner)...)
+	case pv.Command != nil:
+		out = append(out, commandBody(st, pv, inner)...)
+	default:
+		out = append(out, summaryBody(st, pv, inner)...)
 	}
 	return out
 }
 
-func (d *approvalDialog) bashBody(st *themes.Styles, inner int, esc lipgloss.Style) []string {
-	call := d.current().Call
-	args, ok := objectArgs(call)
-	cmd, isStr := args["command"].(string)
-	if !ok || !isStr {
-		return argsBody(st, call, inner)
+// problemLines is the reason a preview is not exactly what will happen.
+func problemLines(st *themes.Styles, pv *tools.Preview, inner int) []string {
+	if pv.Problem == "" {
+		return nil
 	}
-	var out []string
-	for i, l := range visibleLines(cmd, st.ToolArgs, esc) {
+	return prefixed(st.Warn.Render, plainText(pv.Problem, st.ControlChar), inner, "", "")
+}
+
+// commandBody is the command a call runs: every line of it, and its
+// timeout when the call set one.
+func commandBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
+	c := pv.Command
+	out := problemLines(st, pv, inner)
+	for i, l := range visibleLines(c.Line, st.ToolArgs, st.ControlChar) {
 		prefix := "  "
 		if i == 0 {
 			prefix = "$ "
 		}
 		out = append(out, wrapHard(st.Accent.Render(prefix), "  ", l, inner)...)
 	}
-	for _, k := range sortedKeys(args) {
-		if k != "command" {
-			out = append(out, "")
-			out = append(out, wrapHard(st.Muted.Render(k+": "), "  ", visible(jsonText(args[k]), esc), inner)...)
+	if c.Asked > 0 {
+		timeout := c.Timeout.String()
+		if c.Asked != c.Timeout {
+			timeout += fmt.Sprintf(" (it asked for %s, over the limit)", c.Asked)
 		}
+		out = append(out, "", st.Muted.Render("timeout: ")+timeout)
 	}
 	return out
 }
 
-func (d *approvalDialog) editBody(st *themes.Styles, inner int) []string {
-	call := d.current().Call
-	args, ok := objectArgs(call)
-	path, _ := args["path"].(string)
-	oldS, ok1 := args["old_string"].(string)
-	newS, ok2 := args["new_string"].(string)
-	if !ok || !ok1 || !ok2 {
-		return argsBody(st, call, inner)
+// changeBody is the file a call changes: a diff of its content before and
+// after, or of the text the call names when the change could not be
+// worked out.
+func changeBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
+	c := pv.Change
+	head := st.DiffHeader.Render(c.Action+" ") + visible(c.Path, st.ControlChar)
+	if c.Created && pv.Problem == "" {
+		n := strings.Count(strings.TrimSuffix(c.New, "\n"), "\n") + 1
+		head += st.ModalHint.Render(fmt.Sprintf("  (new file, %d %s)", n, plural(n, "line", "lines")))
 	}
-	all, _ := args["replace_all"].(bool)
-	out := []string{st.DiffHeader.Render("edit ") + visible(path, st.ControlChar)}
-	f, read := d.files[call.ID]
-	if !read && d.filesToRead()[call.ID] != "" {
-		return append(out, st.ModalHint.Render("reading the file…"))
-	}
-	if read && f.err == nil && !f.missing {
-		updated, n := previewEdit(f.data, oldS, newS, all)
-		switch {
-		case n == 0:
-			out = append(out, st.Warn.Render("old_string is not in the file: the edit will fail"))
-		case n > 1 && !all:
-			out = append(out, st.Warn.Render(fmt.Sprintf("old_string occurs %d times: the edit will fail", n)))
-		default:
-			if all {
-				out = append(out, st.Warn.Render(fmt.Sprintf("replaces all %d occurrences", n)))
-			}
-			return append(out, diffLines(st, path, f.data, updated, inner)...)
-		}
-	} else if all {
-		out = append(out, st.Warn.Render("replaces every occurrence"))
-	}
-	return append(out, diffLines(st, path, oldS, newS, inner)...)
-}
-
-// previewEdit applies an edit_file call to content as the tool does
-// (including its fallback to CRLF line endings) and says how many times
-// old occurs.
-func previewEdit(content, old, repl string, all bool) (string, int) {
-	old, repl, n := tools.MatchEdit(content, old, repl)
-	if n == 0 || old == "" || n > 1 && !all {
-		return content, n
-	}
-	count := 1
-	if all {
-		count = -1
-	}
-	return strings.Replace(content, old, repl, count), n
-}
-
-func (d *approvalDialog) writeBody(st *themes.Styles, inner int) []string {
-	call := d.current().Call
-	args, ok := objectArgs(call)
-	path, _ := args["path"].(string)
-	content, isStr := args["content"].(string)
-	if !ok || !isStr {
-		return argsBody(st, call, inner)
-	}
-	head := st.DiffHeader.Render("write ") + visible(path, st.ControlChar)
-	f, read := d.files[call.ID]
+	out := append([]string{head}, problemLines(st, pv, inner)...)
 	switch {
-	case !read && d.filesToRead()[call.ID] != "":
-		return []string{head, st.ModalHint.Render("reading the current file…")}
-	case read && f.err != nil:
-		out := []string{head, st.Warn.Render("cannot read the current file: " + f.err.Error())}
-		return append(out, diffLines(st, path, "", content, inner)...)
-	case read && !f.missing:
-		if f.data == content {
-			return []string{head, st.ModalHint.Render("the file already has exactly this content")}
-		}
-		return append([]string{head}, diffLines(st, path, f.data, content, inner)...)
+	case pv.Problem == "" && !c.Created && c.Old == c.New:
+		return append(out, st.ModalHint.Render("the file already has exactly this content"))
+	case pv.Problem == "" && c.ReplaceAll:
+		out = append(out, st.Warn.Render(fmt.Sprintf("replaces all %d occurrences", c.Replaced)))
 	}
-	n := strings.Count(strings.TrimSuffix(content, "\n"), "\n") + 1
-	out := []string{head + st.ModalHint.Render(fmt.Sprintf("  (new file, %d %s)", n, plural(n, "line", "lines")))}
-	return append(out, diffLines(st, path, "", content, inner)...)
+	return append(out, diffLines(st, c.Path, c.Old, c.New, inner)...)
+}
+
+// summaryBody is a call that changes nothing the tool can show: its
+// summary, or its arguments one by one.
+func summaryBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
+	out := problemLines(st, pv, inner)
+	if len(pv.Args) == 0 {
+		for _, l := range visibleLines(pv.Summary, st.ToolArgs, st.ControlChar) {
+			out = append(out, wrapHard("", "  ", l, inner)...)
+		}
+		return out
+	}
+	for _, a := range pv.Args {
+		out = append(out, wrapHard(st.Muted.Render(a.Name+": "), "  ", visible(a.Value, st.ControlChar), inner)...)
+	}
+	return out
 }
 
 // argsBody shows a call's arguments as indented JSON, or as sent when they
@@ -502,39 +427,4 @@ func flowParts(parts []string, sep string, width int) []string {
 		out = append(out, line)
 	}
 	return out
-}
-
-// objectArgs decodes a call's arguments as a JSON object.
-func objectArgs(call chat.ToolCall) (map[string]any, bool) {
-	var args map[string]any
-	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args == nil {
-		return nil, false
-	}
-	return args, true
-}
-
-func stringArg(call chat.ToolCall, key string) (string, bool) {
-	args, ok := objectArgs(call)
-	if !ok {
-		return "", false
-	}
-	s, ok := args[key].(string)
-	return s, ok
-}
-
-func jsonText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

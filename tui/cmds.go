@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"sync"
 	"time"
 
@@ -40,26 +38,6 @@ func resumeAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, 
 		defer runs.Done()
 		out, err := a.Resume(ctx, decisions)
 		return runDoneMsg{outcome: out, err: err, events: b.count()}
-	}
-}
-
-// maxDiffFile bounds the size of a file read for an approval diff.
-const maxDiffFile = 4 << 20
-
-// readFile reads the file a write_file call would replace, for the
-// approval dialog's diff.
-func readFile(read func(string) ([]byte, error), callID, path string) tea.Cmd {
-	return func() tea.Msg {
-		data, err := read(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return fileReadMsg{callID: callID, file: fileContent{missing: true}}
-		case err != nil:
-			return fileReadMsg{callID: callID, file: fileContent{err: err}}
-		case len(data) > maxDiffFile:
-			return fileReadMsg{callID: callID, file: fileContent{err: errors.New("the file is too large to compare")}}
-		}
-		return fileReadMsg{callID: callID, file: fileContent{data: string(data)}}
 	}
 }
 

@@ -66,17 +66,6 @@ func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.dialogAction(top, act))
 }
 
-// updateDialogs gives a message to every dialog of the stack (a file read
-// for one of them arrives whether or not it is on top).
-func (m *Model) updateDialogs(msg tea.Msg) tea.Cmd {
-	var cmds []tea.Cmd
-	for _, d := range m.dialogs {
-		_, cmd := d.update(msg)
-		cmds = append(cmds, cmd)
-	}
-	return tea.Batch(cmds...)
-}
-
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	if act.decided != nil {
 		m.showDecided(*act.decided)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -20,6 +19,8 @@ type renderCtx struct {
 	spinner  string // the current spinner frame
 	expanded bool   // tool output shown in full
 	noHints  bool   // drawn for the scrollback (inline mode, or after the session): no key hints
+	// summary says in one line what a call is about.
+	summary func(chat.ToolCall) string
 }
 
 // cache holds an entry's rendered lines. An entry is drawn again when it
@@ -255,7 +256,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 	}
 
 	head := icon + " " + st.ToolName.Render(e.call.Name)
-	args := visibleStyled(oneLine(toolSummary(e.call)), st.ToolArgs, st.ControlChar)
+	args := visibleStyled(oneLine(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
 	room := rc.width - ansi.StringWidth(head) - 2
 	if tail != "" {
 		room -= ansi.StringWidth(tail) + 2
@@ -340,28 +341,6 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))
 	}
 	return lines
-}
-
-// toolSummary is a call's most telling argument: the command, the path,
-// the pattern, or the raw arguments.
-func toolSummary(c chat.ToolCall) string {
-	var args map[string]any
-	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
-		for _, key := range []string{"command", "path", "pattern"} {
-			if v, ok := args[key].(string); ok {
-				if key == "path" {
-					if p, ok := args["pattern"].(string); ok {
-						return p + "  in " + v
-					}
-				}
-				return v
-			}
-		}
-		if len(args) == 0 {
-			return ""
-		}
-	}
-	return c.Arguments
 }
 
 // ---- notes: hook decisions, warnings, errors, interruptions ----

@@ -107,7 +107,7 @@ func newFlow(t *testing.T, script string) *flow {
 	}
 	t.Cleanup(func() { ws.Close() })
 	toolbox := tools.NewRegistry(ws)
-	policy := approval.New(approval.Default, nil, approval.WithWorkspace(ws.Dir()))
+	policy := approval.New(approval.Default, toolbox, approval.WithWorkspace(ws.Dir()))
 	reg := hooks.NewRegistry()
 	reg.PreToolCall(policy.Hook())
 
@@ -124,6 +124,7 @@ func newFlow(t *testing.T, script string) *flow {
 		Agent:   w,
 		Bridge:  bridge,
 		Policy:  policy,
+		Tools:   toolbox,
 		Model:   "flow-model",
 		Workdir: dir,
 		Theme:   "dark",

@@ -70,6 +70,7 @@ func TestGoldenColour(t *testing.T) {
 		agent.RetryPushed{Round: 1, Max: 3, Hook: "checks"},
 	)
 	hs.release()
+	hs.file("parse.go", "\treturn a[:1]\n")
 	hs.agent.outcomes = []fakeOutcome{paused(chat.ToolCall{ID: "e1", Name: "edit_file",
 		Arguments: `{"path":"parse.go","old_string":"\treturn a[:1]\n","new_string":"\treturn a\n"}`})}
 	hs.typeText("and again").keys("enter")
@@ -88,7 +89,9 @@ func TestGoldenApprovalBash(t *testing.T) {
 
 func TestGoldenApprovalEdit(t *testing.T) {
 	args := `{"path":"parse.go","old_string":"func parse(s string) []string {\n\treturn strings.Split(s, \",\")[:1]\n}","new_string":"func parse(s string) []string {\n\tif s == \"\" {\n\t\treturn nil\n\t}\n\treturn strings.Split(s, \",\")\n}"}`
-	h := ask(t, chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})
+	h := newHarness(t).file("parse.go", "func parse(s string) []string {\n\treturn strings.Split(s, \",\")[:1]\n}\n")
+	h.agent.outcomes = []fakeOutcome{paused(chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})}
+	h.typeText("do it").keys("enter")
 	golden(t, "approval_edit_80x24", h.screen())
 }
 

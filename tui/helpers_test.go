@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,12 +19,16 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // fakeAgent records what the UI asks of it and answers with scripted
 // outcomes, at once.
 type fakeAgent struct {
+	// tools previews the calls of a paused outcome that have no preview,
+	// as the Worker does.
+	tools    agent.Previewer
 	mu       sync.Mutex
 	runs     []string
 	resumes  [][]agent.Decision
@@ -50,11 +55,27 @@ func (f *fakeAgent) next(ctx context.Context) (agent.Outcome, error) {
 	o := f.outcomes[0]
 	f.outcomes = f.outcomes[1:]
 	f.mu.Unlock()
+	o.out.Pending = f.previewed(o.out.Pending)
 	if o.block {
 		<-ctx.Done()
 		return agent.Outcome{Status: agent.StatusAborted}, ctx.Err()
 	}
 	return o.out, o.err
+}
+
+// previewed gives each pending call without a preview its tool's.
+func (f *fakeAgent) previewed(pending []agent.PendingCall) []agent.PendingCall {
+	if f.tools == nil || len(pending) == 0 {
+		return pending
+	}
+	out := slices.Clone(pending)
+	for i, p := range out {
+		if p.Preview == nil {
+			pv := f.tools.Preview(p.Call)
+			out[i].Preview = &pv
+		}
+	}
+	return out
 }
 
 func (f *fakeAgent) Run(ctx context.Context, input string) (agent.Outcome, error) {
@@ -84,6 +105,8 @@ type harness struct {
 	t     *testing.T
 	m     *Model
 	agent *fakeAgent
+	tools *tools.Registry
+	dir   string // the workspace of the tools
 	out   []tea.Msg
 	// hold, when set, keeps the Cmds Update returns in held instead of
 	// running them, so a test can look at (and press keys in) the model
@@ -96,13 +119,15 @@ var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 	t.Helper()
-	fa := &fakeAgent{}
+	reg, dir := testTools(t)
+	fa := &fakeAgent{tools: reg}
 	o := Options{
 		Agent:   fa,
 		Model:   "test-model",
 		Workdir: "/home/user/src/proj",
 		Theme:   "dark",
-		Policy:  approval.New(approval.Default, nil),
+		Policy:  approval.New(approval.Default, reg),
+		Tools:   reg,
 		Env:     []string{"HOME=/home/user"},
 		Now:     func() time.Time { return fixedNow },
 	}
@@ -113,8 +138,29 @@ func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 	o.Bridge.Close() // tests deliver events with eventsMsg
 	m := New(o)
 	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	h := &harness{t: t, m: m, agent: fa}
+	h := &harness{t: t, m: m, agent: fa, tools: reg, dir: dir}
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return h
+}
+
+// testTools is tackle's tool registry on an empty workspace, and the
+// workspace's directory.
+func testTools(t *testing.T) (*tools.Registry, string) {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return tools.NewRegistry(ws), ws.Dir()
+}
+
+// file writes a file into the workspace of the tools.
+func (h *harness) file(name, content string) *harness {
+	h.t.Helper()
+	if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
 	return h
 }
 
@@ -144,7 +190,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, fileReadMsg, eventsMsg, historySaveFailedMsg:
+	case runDoneMsg, eventsMsg, historySaveFailedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

@@ -53,6 +53,13 @@ type Policy interface {
 	Revoke(approval.Permission) bool
 }
 
+// Tools tells the UI about the calls it shows; *tools.Registry is one.
+type Tools interface {
+	// Summary says in one line what a call is about, from its tool's
+	// typed arguments, without touching the file system.
+	Summary(call chat.ToolCall) string
+}
+
 // Options configure the UI.
 type Options struct {
 	// Agent runs the turns. Its events must reach Bridge (Config.OnEvent
@@ -67,13 +74,14 @@ type Options struct {
 	// "approve always" adds.
 	Policy Policy
 
+	// Tools, when set, summarises each call on its line of the
+	// transcript; without it a call shows its arguments as sent.
+	Tools Tools
+
 	// Model is the model name shown in the status line.
 	Model string
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
-	// ReadFile reads a workspace file for the diff of a write_file call
-	// that replaces it; nil shows such calls as new files.
-	ReadFile func(path string) ([]byte, error)
 
 	// Theme names the theme; "" or "auto" picks one from the terminal
 	// background (and NO_COLOR gives no colour). UserThemes are the themes
@@ -251,8 +259,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.runDone(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
-	case fileReadMsg:
-		cmd = m.updateDialogs(msg)
 	case frameMsg:
 		m.framePending = false
 		m.layout(true)
@@ -323,7 +329,16 @@ func (m *Model) renderCtx() *renderCtx {
 		spinner:  frames[m.spin%len(frames)],
 		expanded: m.expanded,
 		noHints:  m.final || m.opts.Inline,
+		summary:  m.summary,
 	}
+}
+
+// summary says in one line what a call is about (Tools.Summary).
+func (m *Model) summary(c chat.ToolCall) string {
+	if m.opts.Tools == nil {
+		return c.Arguments
+	}
+	return m.opts.Tools.Summary(c)
 }
 
 // layout sizes the parts of the screen and lays the transcript out.

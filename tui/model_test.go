@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -210,10 +210,7 @@ func TestApprovalEditDiffsInTheFile(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
-	file := strings.Join(lines, "\n") + "\n"
-	h := newHarness(t, func(o *Options) {
-		o.ReadFile = func(string) ([]byte, error) { return []byte(file), nil }
-	})
+	h := newHarness(t).file("f.txt", strings.Join(lines, "\n")+"\n")
 	h.agent.outcomes = []fakeOutcome{paused(
 		chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: `{"path":"f.txt","old_string":"line 20\n","new_string":"line twenty\n"}`},
 		chat.ToolCall{ID: "e2", Name: "edit_file", Arguments: `{"path":"f.txt","old_string":"line","new_string":"LINE"}`},
@@ -232,14 +229,7 @@ func TestApprovalEditDiffsInTheFile(t *testing.T) {
 }
 
 func TestApprovalWriteDiffsAgainstCurrentFile(t *testing.T) {
-	h := newHarness(t, func(o *Options) {
-		o.ReadFile = func(path string) ([]byte, error) {
-			if path == "notes.txt" {
-				return []byte("one\ntwo\n"), nil
-			}
-			return nil, errNotExist
-		}
-	})
+	h := newHarness(t).file("notes.txt", "one\ntwo\n")
 	h.agent.outcomes = []fakeOutcome{paused(
 		chat.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"path":"notes.txt","content":"one\nthree\n"}`},
 		chat.ToolCall{ID: "w2", Name: "write_file", Arguments: `{"path":"new.txt","content":"hello\n"}`},
@@ -256,7 +246,68 @@ func TestApprovalWriteDiffsAgainstCurrentFile(t *testing.T) {
 	}
 }
 
-var errNotExist = fmt.Errorf("open: %w", fs.ErrNotExist)
+// TestApprovalShowsTheToolsPreview: the dialog draws the preview that
+// came with the pending call, not a file of its own reading.
+func TestApprovalShowsTheToolsPreview(t *testing.T) {
+	h := newHarness(t).file("notes.txt", "on disk now\n")
+	call := chat.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"path":"notes.txt","content":"new\n"}`}
+	out := paused(call)
+	out.out.Pending[0].Preview = &tools.Preview{Change: &tools.FileChange{Action: "write", Path: "notes.txt", Old: "as previewed\n", New: "new\n"}}
+	h.agent.outcomes = []fakeOutcome{out}
+	h.typeText("write").keys("enter")
+	s := h.screen()
+	if !strings.Contains(s, "-as previewed") || strings.Contains(s, "on disk now") {
+		t.Errorf("the dialog does not show the preview it was given:\n%s", s)
+	}
+}
+
+// TestApprovalSaysWhyThereIsNoExactPreview: a call whose effect the tool
+// cannot work out says why, and a call without a preview says so.
+func TestApprovalSaysWhyThereIsNoExactPreview(t *testing.T) {
+	h := newHarness(t)
+	missing := chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: `{"path":"gone.go","old_string":"a\n","new_string":"b\n"}`}
+	bare := paused(bashCall("b1", "ls"))
+	h.agent.outcomes = []fakeOutcome{paused(missing)}
+	h.typeText("edit").keys("enter")
+	s := h.screen()
+	if !strings.Contains(s, "the edit will fail: gone.go does not exist") || !strings.Contains(s, "-a") || !strings.Contains(s, "+b") {
+		t.Errorf("an edit of a missing file does not say so:\n%s", s)
+	}
+	h.keys("n")
+	bare.out.Pending[0].Preview = nil
+	h.agent.tools = nil
+	h.agent.outcomes = []fakeOutcome{bare}
+	h.typeText("list").keys("enter")
+	if s := h.screen(); !strings.Contains(s, "no preview: the tool cannot say what this call will do") || !strings.Contains(s, `"command": "ls"`) {
+		t.Errorf("a call without a preview is not flagged:\n%s", s)
+	}
+}
+
+// TestNewToolIsShownByItsArguments: a tool the UI knows nothing about is
+// summarised and previewed from its typed arguments, never as JSON.
+func TestNewToolIsShownByItsArguments(t *testing.T) {
+	h := newHarness(t)
+	deploy := tools.New("deploy", "Deploy.", tools.KindNetwork, func(context.Context, struct {
+		Env   string `json:"env"`
+		Force bool   `json:"force,omitempty"`
+	}) (tools.Result, error) {
+		return tools.OK(""), nil
+	}, nil)
+	if err := h.tools.Add(deploy); err != nil {
+		t.Fatal(err)
+	}
+	h.agent.outcomes = []fakeOutcome{paused(chat.ToolCall{ID: "d1", Name: "deploy", Arguments: `{"env":"prod","force":true}`})}
+	h.typeText("ship").keys("enter")
+	s := h.screen()
+	for _, want := range []string{"deploy  env: prod, force: true", "env: prod", "force: true"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, `"env"`) {
+		t.Errorf("the call is shown as JSON:\n%s", s)
+	}
+}
 
 var (
 	ansiWhite = color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}

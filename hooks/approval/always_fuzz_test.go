@@ -217,7 +217,7 @@ func FuzzAlwaysRule(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &genReader{b: data}
 		a, aCmds, picks := r.program(nil)
-		p := New(Default, nil, WithWorkspace(root), WithProtection(Protection{Home: "/home/u"}))
+		p := New(Default, inspector{}, WithWorkspace(root), WithProtection(Protection{Home: "/home/u"}))
 		p.Remember(bashCall(a))
 		rules := p.SessionRules()
 		for _, rule := range rules {
@@ -267,7 +267,7 @@ func TestAlwaysRuleGrammar(t *testing.T) {
 		for _, sub := range subs {
 			r := &genReader{}
 			c := r.command(tool, sub) // no arguments
-			p := New(Default, nil, WithWorkspace(root), WithProtection(Protection{Home: "/home/u"}))
+			p := New(Default, inspector{}, WithWorkspace(root), WithProtection(Protection{Home: "/home/u"}))
 			p.Remember(bashCall(c.text))
 			for _, a := range append(slices.Clone(tool.args), append(insidePaths, outsidePaths...)...) {
 				cmd := c.text + " " + a.text

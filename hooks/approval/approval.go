@@ -20,6 +20,10 @@
 //  8. accept-edits mode and the tool edits files → Continue;
 //  9. otherwise → Pause, with a reason saying what the call wants to do.
 //
+// What a tool does (reads, edits, anything else) is the kind the tool
+// declares (tools.Kind, learnt through an Inspector), never guessed from
+// its name; a tool with no kind is guarded like one that runs commands.
+//
 // Rule syntax and matching are described on Rule. How bash programs are
 // read is in shell.go and wrappers.go; in short:
 //
@@ -104,6 +108,7 @@ import (
 	"unicode"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -130,36 +135,11 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown approval mode %q (want default, accept-edits, yolo or plan)", s)
 }
 
-// Kind classifies a tool by what it can do.
-type Kind uint8
-
-// Tool kinds. An unknown tool is treated as Exec, the most guarded kind.
-const (
-	Exec Kind = iota // runs commands
-	Read             // only reads
-	Edit             // changes files in the workspace
-)
-
-func (k Kind) String() string {
-	switch k {
-	case Read:
-		return "read"
-	case Edit:
-		return "edit"
-	}
-	return "exec"
-}
-
-// KindOf classifies tackle's built-in tools by name; any other name is
-// Exec.
-func KindOf(name string) Kind {
-	switch name {
-	case "read_file", "list_dir", "glob", "grep":
-		return Read
-	case "write_file", "edit_file":
-		return Edit
-	}
-	return Exec
+// Inspector tells the policy what a call would do: its tool's kind and
+// the paths it names with symbolic links resolved. *tools.Registry is
+// one.
+type Inspector interface {
+	Inspect(call chat.ToolCall) (tools.CallInfo, error)
 }
 
 // Option configures a Policy.
@@ -183,22 +163,12 @@ func WithWorkspace(root string) Option {
 	}
 }
 
-// WithPaths gives a function that returns the workspace-relative paths a
-// call names with symbolic links resolved (tools.Registry.Inspect gives
-// them as CallInfo.Paths). Path rules are then matched against both the
-// path as sent and these: a deny rule matches if either matches, an allow
-// rule only if all do. Without it only the path as sent is used.
-func WithPaths(resolve func(chat.ToolCall) []string) Option {
-	return func(p *Policy) { p.resolve = resolve }
-}
-
 // Policy decides which tool calls run, ask or are skipped. It is safe for
 // concurrent use.
 type Policy struct {
-	kindOf  func(name string) Kind
-	root    string
-	resolve func(chat.ToolCall) []string
-	env     pathEnv
+	inspector Inspector
+	root      string
+	env       pathEnv
 
 	mu      sync.Mutex
 	mode    Mode
@@ -211,13 +181,15 @@ type Policy struct {
 	perms []Permission
 }
 
-// New returns a policy in mode; kindOf classifies tools by name (nil means
-// KindOf).
-func New(mode Mode, kindOf func(name string) Kind, opts ...Option) *Policy {
-	if kindOf == nil {
-		kindOf = KindOf
-	}
-	p := &Policy{mode: mode, kindOf: kindOf}
+// New returns a policy in mode. It learns what each call does from in
+// (tools.Registry.Inspect): the kind its tool declares, and the paths it
+// names with symbolic links resolved, which path rules are matched
+// against besides the path as sent (a deny rule matches if either does,
+// an allow rule only if all do). A tool of KindNetwork, a tool that
+// declares no kind and a tool in does not know are treated like KindExec,
+// the most guarded kind; so is every tool when in is nil.
+func New(mode Mode, in Inspector, opts ...Option) *Policy {
+	p := &Policy{mode: mode, inspector: in}
 	for _, o := range opts {
 		o(p)
 	}
@@ -306,8 +278,8 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	if call.Name == ShellTool {
 		return p.alwaysShell(call)
 	}
-	if k := p.kindOf(call.Name); k == Read || k == Edit {
-		return p.alwaysPath(call, k)
+	if s := p.subject(call); s.kind == tools.KindRead || s.kind == tools.KindEdit {
+		return p.alwaysPath(s)
 	}
 	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
 		return []Rule{{Tool: call.Name}}
@@ -315,8 +287,7 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	return nil
 }
 
-func (p *Policy) alwaysPath(call chat.ToolCall, kind Kind) []Rule {
-	s := p.subject(call)
+func (p *Policy) alwaysPath(s *subject) []Rule {
 	if len(s.paths) != 1 {
 		return nil // a symbolic link: the rule would have to name both
 	}
@@ -324,10 +295,10 @@ func (p *Policy) alwaysPath(call chat.ToolCall, kind Kind) []Rule {
 	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil // outside the workspace: the tool refuses it
 	}
-	if kind == Edit && p.env.protected(p.env.absPath(rel)) != "" {
+	if s.kind == tools.KindEdit && p.env.protected(p.env.absPath(rel)) != "" {
 		return nil
 	}
-	r := Rule{Tool: call.Name, Pattern: escapeGlob(rel, "*?[]{}\\")}
+	r := Rule{Tool: s.call.Name, Pattern: escapeGlob(rel, "*?[]{}\\")}
 	if back, err := ParseRule(r.String()); err != nil || back != r || !matchPath(back.Pattern, rel, false) {
 		return nil
 	}
@@ -429,12 +400,12 @@ func ruleWord(s string) bool {
 
 // Decide returns the policy's decision for one call.
 func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
-	kind := p.kindOf(call.Name)
 	p.mu.Lock()
 	mode, allow, deny, session := p.mode, p.allow, p.deny, p.session
 	p.mu.Unlock()
 
 	s := p.subject(call)
+	kind := s.kind
 
 	// 1. Deny rules, in every mode.
 	d := s.denied(deny)
@@ -442,7 +413,7 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 		return skipResult(fmt.Sprintf("denied by the rule %s: %s", d.rule, d.what))
 	}
 	// 2. Plan mode reads only.
-	if mode == Plan && kind != Read {
+	if mode == Plan && kind != tools.KindRead {
 		return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (%s). Describe the change in your plan instead.",
 			call.Name, s.describe(kind)))
 	}
@@ -463,9 +434,9 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	switch {
 	case mode == Yolo:
 		return hooks.PreToolResult{Reason: "yolo mode"}
-	case kind == Read:
+	case kind == tools.KindRead:
 		return hooks.PreToolResult{}
-	case kind == Edit && mode == AcceptEdits:
+	case kind == tools.KindEdit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
 	}
 	// 9. Ask.
@@ -484,7 +455,8 @@ func (p *Policy) Protected(call chat.ToolCall) string {
 	p.mu.Lock()
 	allow, session := p.allow, p.session
 	p.mu.Unlock()
-	return p.subject(call).protected(p.kindOf(call.Name), allow, session)
+	s := p.subject(call)
+	return s.protected(s.kind, allow, session)
 }
 
 // ReadAllowed reports whether the file rel (workspace-relative,
@@ -528,13 +500,13 @@ const (
 // built-in file tool.
 func accessOf(tool string) access {
 	switch tool {
-	case "read_file", "grep":
+	case tools.ReadFile, tools.Grep:
 		return readAccess
-	case "edit_file":
+	case tools.EditFile:
 		return readAccess | editAccess // its result shows the file
-	case "write_file":
+	case tools.WriteFile:
 		return editAccess
-	case "glob", "list_dir":
+	case tools.Glob, tools.ListDir:
 		return listAccess
 	}
 	return 0
@@ -542,7 +514,7 @@ func accessOf(tool string) access {
 
 // ruleAccess is the access a path rule of the tool is about.
 func ruleAccess(tool string) access {
-	if tool == "edit_file" {
+	if tool == tools.EditFile {
 		return editAccess
 	}
 	return accessOf(tool)
@@ -565,7 +537,8 @@ func allowApplies(rt, ct string) bool {
 type subject struct {
 	p       *Policy
 	call    chat.ToolCall
-	command string // bash: the program
+	kind    tools.Kind // KindRead, KindEdit or KindExec (see New)
+	command string     // bash: the program
 	hasCmd  bool
 	prog    *program // bash: parsed on first use
 	paths   []string // other tools: the paths the call names
@@ -578,7 +551,15 @@ type subject struct {
 }
 
 func (p *Policy) subject(call chat.ToolCall) *subject {
-	s := &subject{p: p, call: call}
+	var info tools.CallInfo
+	if p.inspector != nil {
+		// Arguments the tool refuses still give its kind.
+		info, _ = p.inspector.Inspect(call)
+	}
+	s := &subject{p: p, call: call, kind: tools.KindExec}
+	if info.Kind == tools.KindRead || info.Kind == tools.KindEdit {
+		s.kind = info.Kind
+	}
 	if call.Name == ShellTool {
 		s.command, s.hasCmd = argString(call, "command")
 		return s
@@ -588,11 +569,9 @@ func (p *Policy) subject(call chat.ToolCall) *subject {
 		raw = "." // list_dir, glob and grep default to the workspace root
 	}
 	s.paths = append(s.paths, p.relPath(raw))
-	if p.resolve != nil {
-		for _, r := range p.resolve(call) {
-			if r = p.relPath(r); !slices.Contains(s.paths, r) {
-				s.paths = append(s.paths, r)
-			}
+	for _, r := range info.Paths {
+		if r = p.relPath(r); !slices.Contains(s.paths, r) {
+			s.paths = append(s.paths, r)
 		}
 	}
 	return s
@@ -791,13 +770,13 @@ func (s *subject) wordPaths(w word) []string {
 
 // protected says why the call writes a protected path and no allow rule
 // names that exact path, or "".
-func (s *subject) protected(kind Kind, allow, session []Rule) string {
+func (s *subject) protected(kind tools.Kind, allow, session []Rule) string {
 	e := &s.p.env
 	if e.prot.Off {
 		return ""
 	}
 	if s.call.Name != ShellTool {
-		if kind != Edit && accessOf(s.call.Name)&editAccess == 0 {
+		if kind != tools.KindEdit && accessOf(s.call.Name)&editAccess == 0 {
 			return ""
 		}
 		// The exact rule must name the path as sent and as resolved.
@@ -1162,17 +1141,17 @@ func joinAnd(list []string) string {
 }
 
 // describe says in words what a call wants to do.
-func (s *subject) describe(kind Kind) string {
+func (s *subject) describe(kind tools.Kind) string {
 	name := s.call.Name
 	switch {
 	case name == ShellTool && s.hasCmd:
 		return fmt.Sprintf("%s wants to run: %s", name, oneLine(s.command))
-	case kind == Edit:
+	case kind == tools.KindEdit:
 		if p, ok := argString(s.call, "path"); ok && p != "" {
 			return fmt.Sprintf("%s wants to change %s", name, p)
 		}
 		return name + " wants to change files"
-	case kind == Read:
+	case kind == tools.KindRead:
 		if p, ok := argString(s.call, "path"); ok && p != "" {
 			return fmt.Sprintf("%s wants to read %s", name, p)
 		}

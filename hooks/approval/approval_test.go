@@ -13,18 +13,6 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-func TestKindOf(t *testing.T) {
-	for name, want := range map[string]Kind{
-		"read_file": Read, "list_dir": Read, "glob": Read, "grep": Read,
-		"write_file": Edit, "edit_file": Edit,
-		"bash": Exec, "mcp__github__create_issue": Exec, "": Exec,
-	} {
-		if got := KindOf(name); got != want {
-			t.Errorf("KindOf(%q) = %s, want %s", name, got, want)
-		}
-	}
-}
-
 func TestModeByKind(t *testing.T) {
 	calls := map[string]chat.ToolCall{
 		"read":    fileCall("read_file", "main.go"),
@@ -42,7 +30,7 @@ func TestModeByKind(t *testing.T) {
 		"bogus":     {"read": cont, "list": cont, "edit": pause, "write": pause, "bash": pause, "unknown": pause},
 	}
 	for mode, byCall := range want {
-		p := New(mode, nil)
+		p := New(mode, inspector{})
 		for name, call := range calls {
 			if got := p.Decide(call); got.Action != byCall[name] {
 				t.Errorf("mode %s, %s: got %s (%q), want %s", mode, name, actionNames[got.Action], got.Reason, actionNames[byCall[name]])
@@ -52,7 +40,7 @@ func TestModeByKind(t *testing.T) {
 }
 
 func TestPauseReasons(t *testing.T) {
-	p := New(Default, nil)
+	p := New(Default, inspector{})
 	for call, want := range map[*chat.ToolCall]string{
 		ptr(fileCall("edit_file", "main.go")):                           "edit_file wants to change main.go",
 		ptr(fileCall("write_file", "docs/new.md")):                      "write_file wants to change docs/new.md",
@@ -156,7 +144,7 @@ func TestPathRules(t *testing.T) {
 		return nil
 	}
 	p := mustPolicy(t, Default, []string{"edit_file(docs/**)", "write_file(*.md)", "read_file(./notes/)"}, []string{"edit_file(.git/**)"},
-		WithWorkspace(root), WithPaths(resolve))
+		WithWorkspace(root), withLinks(resolve))
 	tests := []struct {
 		call chat.ToolCall
 		want hooks.PreToolAction
@@ -332,7 +320,7 @@ func TestRememberScope(t *testing.T) {
 		{chat.ToolCall{Name: "deploy", Arguments: `{"env":"prod"}`}, nil},
 	}
 	for _, tt := range tests {
-		p := New(Default, nil)
+		p := New(Default, inspector{})
 		p.Remember(tt.call)
 		if got := p.SessionRules(); !slices.Equal(got, tt.want) {
 			t.Errorf("Remember(%s %s): session rules %q, want %q", tt.call.Name, tt.call.Arguments, got, tt.want)

@@ -60,7 +60,7 @@ func resolveLinks(root string) func(chat.ToolCall) []string {
 func TestReadDenyRuleAppliesToEveryReader(t *testing.T) {
 	root := secretTree(t)
 	for _, mode := range []Mode{Default, Yolo} {
-		p := mustPolicy(t, mode, []string{"bash(cat *)", "bash(grep *)"}, []string{"read_file(.env)"}, WithWorkspace(root), WithPaths(resolveLinks(root)))
+		p := mustPolicy(t, mode, []string{"bash(cat *)", "bash(grep *)"}, []string{"read_file(.env)"}, WithWorkspace(root), withLinks(resolveLinks(root)))
 		for _, call := range []chat.ToolCall{
 			fileCall("read_file", ".env"),
 			fileCall("read_file", "link"),
@@ -121,7 +121,7 @@ func TestReadDenyRuleAppliesToEveryReader(t *testing.T) {
 // write_file and bash commands that write there, not commands that read.
 func TestEditDenyRuleAppliesToEveryWriter(t *testing.T) {
 	root := protectedTree(t)
-	p := mustPolicy(t, Yolo, nil, []string{"edit_file(.git/**)"}, WithWorkspace(root), WithPaths(resolveLinks(root)))
+	p := mustPolicy(t, Yolo, nil, []string{"edit_file(.git/**)"}, WithWorkspace(root), withLinks(resolveLinks(root)))
 	for _, call := range []chat.ToolCall{
 		fileCall("write_file", ".git/config"),
 		fileCall("write_file", "cfg"),

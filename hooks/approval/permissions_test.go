@@ -20,7 +20,7 @@ func TestPermissionsListsRulesWithSources(t *testing.T) {
 	goTest := mustRule(t, "bash(go test *)")
 	rm := mustRule(t, "bash(rm *)")
 	docs := mustRule(t, "edit_file(docs/**)")
-	p := New(Default, nil, WithPermissions([]Permission{
+	p := New(Default, inspector{}, WithPermissions([]Permission{
 		{Rule: goTest, Source: FromConfig, Origin: "/c.json: allow[0]"},
 		{Rule: rm, Deny: true, Source: FromConfig, Origin: "/c.json: deny[0]"},
 		{Rule: docs, Source: FromFlag, Origin: "--allow"},
@@ -47,7 +47,7 @@ func TestPermissionsListsRulesWithSources(t *testing.T) {
 func TestRevokeTakesEffectAtOnce(t *testing.T) {
 	gitStatus := mustRule(t, "bash(git status *)")
 	rm := mustRule(t, "bash(rm *)")
-	p := New(Yolo, nil, WithPermissions([]Permission{
+	p := New(Yolo, inspector{}, WithPermissions([]Permission{
 		{Rule: rm, Deny: true, Source: FromConfig, Origin: "c: deny[0]"},
 	}))
 	rmCall := bashCall("rm -f build.log")
@@ -61,7 +61,7 @@ func TestRevokeTakesEffectAtOnce(t *testing.T) {
 		t.Errorf("after dropping the deny rule: %s (%s)", actionNames[got.Action], got.Reason)
 	}
 
-	p = New(Default, nil)
+	p = New(Default, inspector{})
 	call := bashCall("git status --short")
 	p.Remember(call)
 	if got := p.Decide(call); got.Action != cont {
@@ -87,7 +87,7 @@ func TestRevokeOneSourceKeepsTheOther(t *testing.T) {
 	goTest := mustRule(t, "bash(go test *)")
 	fromFlag := Permission{Rule: goTest, Source: FromFlag, Origin: "--allow"}
 	fromFile := Permission{Rule: goTest, Source: FromConfig, Origin: "c: allow[0]"}
-	p := New(Default, nil, WithPermissions([]Permission{fromFile, fromFlag}))
+	p := New(Default, inspector{}, WithPermissions([]Permission{fromFile, fromFlag}))
 	call := bashCall("go test ./...")
 	if !p.Revoke(fromFile) {
 		t.Fatal("Revoke = false")
@@ -114,7 +114,7 @@ func TestRevokeOneSourceKeepsTheOther(t *testing.T) {
 
 func TestRevokeWithRules(t *testing.T) {
 	goTest := mustRule(t, "bash(go test *)")
-	p := New(Default, nil, WithRules([]Rule{goTest}, nil))
+	p := New(Default, inspector{}, WithRules([]Rule{goTest}, nil))
 	if got := p.Permissions(); !slices.Equal(got, []Permission{{Rule: goTest}}) {
 		t.Fatalf("Permissions = %v", got)
 	}

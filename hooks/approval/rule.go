@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/tackle-dev/tackle/tools"
 )
 
 // ShellTool is the tool whose rule patterns match shell commands; every
 // other tool's patterns match the path it is given.
-const ShellTool = "bash"
+const ShellTool = tools.Bash
 
 // ErrBadRule is wrapped by every error ParseRule and Rules.Parse return.
 var ErrBadRule = errors.New("bad approval rule")

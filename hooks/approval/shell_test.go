@@ -31,7 +31,7 @@ func mustPolicy(t testing.TB, mode Mode, allow, deny []string, opts ...Option) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(mode, KindOf, append([]Option{WithRules(a, d)}, opts...)...)
+	return New(mode, inspector{}, append([]Option{WithRules(a, d)}, opts...)...)
 }
 
 var actionNames = map[hooks.PreToolAction]string{cont: "Continue", skip: "Skip", pause: "Pause", hooks.ToolAbort: "Abort"}

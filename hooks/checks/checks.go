@@ -286,12 +286,10 @@ func (c *Checker) Track(paths ...string) { c.track.add(paths...) }
 // Changed returns the files changed in this run, sorted.
 func (c *Checker) Changed() []string { return c.track.list() }
 
-// bashTool is the tool whose changes are found by comparing snapshots.
-const bashTool = "bash"
-
-// before snapshots the workspace before a bash call runs.
+// before snapshots the workspace before a bash call runs: bash's changes
+// are found by comparing snapshots.
 func (c *Checker) before(ctx context.Context, call chat.ToolCall) {
-	if call.Name != bashTool {
+	if call.Name != tools.Bash {
 		return
 	}
 	s, err := takeSnapshot(ctx, c.root, c.wanted)
@@ -304,7 +302,7 @@ func (c *Checker) before(ctx context.Context, call chat.ToolCall) {
 
 // after notes what a call changed.
 func (c *Checker) after(ctx context.Context, call chat.ToolCall, res chat.ToolResult) {
-	if call.Name == bashTool {
+	if call.Name == tools.Bash {
 		// Whatever its exit status: a failed command may have written.
 		before, ok := c.track.takeBefore(call.ID)
 		if !ok {
@@ -322,7 +320,7 @@ func (c *Checker) after(ctx context.Context, call chat.ToolCall, res chat.ToolRe
 		return
 	}
 	info, err := c.cfg.Tools.Inspect(call)
-	if err != nil || info.ReadOnly {
+	if err != nil || info.Kind == tools.KindRead {
 		return
 	}
 	for _, p := range info.Paths {
