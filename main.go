@@ -376,8 +376,9 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) error 
 	}
 	defer s.Close()
 
+	printer.SummarizeWith(s.toolbox.Summary)
 	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt,
-		headless.Answers{Yes: c.Yes, Protected: s.policy.Protected}, stdio.err)
+		headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary}, stdio.err)
 	err = runEnd(ctx, res)
 	if ferr := printer.Finish(res, exitCodeOf(err)); ferr != nil && err == nil {
 		return ferr

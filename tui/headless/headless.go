@@ -41,6 +41,9 @@ type Answers struct {
 	// Protected, if not nil, returns why --yes must not approve a call (it
 	// writes a protected path), or "" when it may.
 	Protected func(chat.ToolCall) string
+	// Summarize words a call on stderr as its tool does; nil shows its
+	// arguments as sent.
+	Summarize Summarizer
 }
 
 // Result is how a headless run ended.
@@ -71,7 +74,7 @@ func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Wr
 			}
 			if a.Yes && why == "" {
 				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve, By: ByYes}
-				fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", Summary(p.Call), paren(pauseNote(p)))
+				fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", summary(p.Call, a.Summarize), paren(pauseNote(p)))
 				continue
 			}
 			res.Denied++
@@ -87,7 +90,7 @@ func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Wr
 						". Do not retry it or try another way to write there; finish without it or tell the user what you needed to change.",
 				}
 				fmt.Fprintf(stderr, "tackle: denied %s\n        (%s; --yes does not approve it: allow exactly this path, or pass --dangerously-skip-protection)\n",
-					Summary(p.Call), why)
+					summary(p.Call, a.Summarize), why)
 				continue
 			}
 			decisions[i] = agent.Decision{
@@ -98,7 +101,7 @@ func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Wr
 					"). Do not retry it; finish without it or tell the user what you needed to run.",
 			}
 			fmt.Fprintf(stderr, "tackle: denied %s\n        (it needs approval and this run is non-interactive; pass --yes to approve such calls)\n",
-				Summary(p.Call))
+				summary(p.Call, a.Summarize))
 		}
 		out, err = r.Resume(ctx, decisions)
 	}

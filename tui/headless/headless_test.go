@@ -9,6 +9,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -30,10 +31,21 @@ func (r *scriptedRunner) Resume(_ context.Context, d []agent.Decision) (agent.Ou
 	return agent.Outcome{Status: agent.StatusFinished, Text: "done"}, nil
 }
 
+// summaries words calls as the real tools do.
+func summaries(t *testing.T) Summarizer {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return tools.NewRegistry(ws).Summary
+}
+
 func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{Yes: true}, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{Yes: true, Summarize: summaries(t)}, &stderr)
 	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || res.Denied != 0 {
 		t.Fatalf("Drive = %+v", res)
 	}
@@ -57,7 +69,7 @@ func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
 		}
 		return ""
 	}
-	res := Drive(context.Background(), r, "go", Answers{Yes: true, Protected: protected}, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{Yes: true, Protected: protected, Summarize: summaries(t)}, &stderr)
 	if res.Denied != 1 || len(r.decisions) != 2 {
 		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
 	}
@@ -78,7 +90,7 @@ func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
 func TestDriveWithoutYesDeniesAndSaysHowToAllow(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{}, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{Summarize: summaries(t)}, &stderr)
 	if res.Denied != 2 {
 		t.Fatalf("Denied = %d", res.Denied)
 	}
@@ -97,7 +109,7 @@ func TestDriveWithoutYesDeniesAndSaysHowToAllow(t *testing.T) {
 
 func TestTextPrinterSeparatesMessagesAndKeepsProgressOnStderr(t *testing.T) {
 	var out, errw bytes.Buffer
-	p := NewPrinter(Text, &out, &errw)
+	p := NewPrinter(Text, &out, &errw).SummarizeWith(summaries(t))
 	call := chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"go test ./...\n"}`}
 	for _, e := range []agent.Event{
 		agent.TextDelta{Text: "Running "}, agent.TextDelta{Text: "tests."},

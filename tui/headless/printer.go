@@ -17,9 +17,10 @@ import (
 // from the Worker (which serialises events); Finish is called once, after
 // the run.
 type Printer struct {
-	format Format
-	stdout io.Writer
-	stderr io.Writer
+	format    Format
+	stdout    io.Writer
+	stderr    io.Writer
+	summarize Summarizer
 
 	mu        sync.Mutex
 	wrote     bool // text mode: answer text has been written
@@ -48,6 +49,12 @@ type callRecord struct {
 // NewPrinter returns a Printer for format writing to stdout and stderr.
 func NewPrinter(format Format, stdout, stderr io.Writer) *Printer {
 	return &Printer{format: format, stdout: stdout, stderr: stderr, byID: map[string]int{}, lastNL: true}
+}
+
+// SummarizeWith makes progress lines word a call as its tool does.
+func (p *Printer) SummarizeWith(f Summarizer) *Printer {
+	p.summarize = f
+	return p
 }
 
 // Event handles one event from the Worker.
@@ -128,7 +135,7 @@ func (p *Printer) text(e agent.Event) {
 	case agent.AssistantMessage:
 		p.sepNeeded = true
 	case agent.ToolCallStarted:
-		fmt.Fprintf(p.stderr, "→ %s\n", Summary(e.Call))
+		fmt.Fprintf(p.stderr, "→ %s\n", summary(e.Call, p.summarize))
 	case agent.ToolCallFinished:
 		fmt.Fprintf(p.stderr, "%s %s%s\n", statusMark(e.Result.Status), e.Call.Name, resultNote(e.Result))
 	case agent.HookDecision:
@@ -217,18 +224,19 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 	return p.err
 }
 
-// Summary renders a call on one line: the tool name and its most telling
-// argument ("bash  go test ./...").
-func Summary(c chat.ToolCall) string {
-	var args map[string]any
-	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
-		for _, key := range []string{"command", "path", "pattern"} {
-			if v, ok := args[key].(string); ok {
-				return c.Name + "  " + oneLine(v, 120)
-			}
-		}
+// Summarizer gives the one-line summary of a call's arguments, as the
+// tool words it (tools.Registry.Summary: a bash command, a path, a
+// pattern and where it searches).
+type Summarizer func(chat.ToolCall) string
+
+// summary is "tool  what it does" for progress lines: the tool's own
+// summary when there is a summarizer, else the arguments as sent.
+func summary(c chat.ToolCall, summarize Summarizer) string {
+	what := c.Arguments
+	if summarize != nil {
+		what = summarize(c)
 	}
-	return c.Name + "  " + oneLine(c.Arguments, 120)
+	return c.Name + "  " + oneLine(what, 120)
 }
 
 func oneLine(s string, max int) string {
