@@ -246,6 +246,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	}
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{
 		APIKey: c.apiKey, BaseURL: c.BaseURL,
+		Organization: stdio.env.get("OPENAI_ORG_ID"), Project: stdio.env.get("OPENAI_PROJECT_ID"),
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
 

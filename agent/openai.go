@@ -81,8 +81,13 @@ type OpenAIConfig struct {
 	// is sent (local servers).
 	APIKey string
 	// BaseURL is the API root, e.g. http://localhost:11434/v1; empty means
-	// https://api.openai.com/v1.
+	// https://api.openai.com/v1 (never the process's OPENAI_BASE_URL,
+	// which openai-go would read behind the caller's back).
 	BaseURL string
+	// Organization and Project are sent as OpenAI-Organization and
+	// OpenAI-Project when set; otherwise no such header is sent, whatever
+	// the process environment says.
+	Organization, Project string
 	// HTTPClient is used for all requests when set.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed request is retried after the
@@ -112,6 +117,9 @@ type OpenAIConfig struct {
 	// time.AfterFunc). Tests inject one to fire a bound at will.
 	AfterFunc func(d time.Duration, f func()) Timer
 }
+
+// DefaultBaseURL is OpenAI's API root.
+const DefaultBaseURL = "https://api.openai.com/v1/"
 
 // Defaults of the stream bounds.
 const (
@@ -181,8 +189,13 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		option.WithAPIKey(cfg.APIKey), // also when empty, so OPENAI_API_KEY is not used behind the caller's back
 		option.WithMaxRetries(0),      // retries are ours: only before the first token
 	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	opts = append(opts, option.WithBaseURL(cmp.Or(cfg.BaseURL, DefaultBaseURL)),
+		option.WithHeaderDel("OpenAI-Organization"), option.WithHeaderDel("OpenAI-Project"))
+	if cfg.Organization != "" {
+		opts = append(opts, option.WithOrganization(cfg.Organization))
+	}
+	if cfg.Project != "" {
+		opts = append(opts, option.WithProject(cfg.Project))
 	}
 	firstToken := positiveOr(cfg.FirstTokenTimeout, DefaultFirstTokenTimeout)
 	httpClient := cfg.HTTPClient

@@ -742,3 +742,29 @@ func TestBodyMessage(t *testing.T) {
 		}
 	}
 }
+
+// The process environment does not reach the requests: openai-go reads
+// OPENAI_ORG_ID and OPENAI_PROJECT_ID itself, and tackle passes only what
+// its own (injected) environment says.
+func TestOpenAIIgnoresTheProcessEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_ORG_ID", "org-from-the-process")
+	t.Setenv("OPENAI_PROJECT_ID", "proj-from-the-process")
+	var reqs []llmtest.Request
+	for _, cfg := range []OpenAIConfig{{}, {Organization: "org-given", Project: "proj-given"}} {
+		srv := llmtest.NewServer(t, llmtest.LoadScript(t, llmScripts+"plain.json"))
+		client, _ := newTestOpenAI(srv, cfg)
+		if _, err := client.Stream(t.Context(), userRequest("hi"), func(Event) {}); err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, srv.Requests()...)
+	}
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if h := reqs[0].Header; h.Get("OpenAI-Organization") != "" || h.Get("OpenAI-Project") != "" {
+		t.Errorf("the process's organization or project was sent: %v", h)
+	}
+	if h := reqs[1].Header; h.Get("OpenAI-Organization") != "org-given" || h.Get("OpenAI-Project") != "proj-given" {
+		t.Errorf("the given organization and project were not sent: %v", h)
+	}
+}
