@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -220,6 +221,9 @@ type session struct {
 	client  agent.Client
 	journal *tools.TempJournal // nil without a state directory
 	system  string             // the system prompt: tackle's, the project's instructions, the environment
+	// contextParts are the system prompt's parts and the tool
+	// definitions, for /context.
+	contextParts []tui.ContextPart
 }
 
 // newSession opens the workspace and registers the built-in and configured
@@ -250,7 +254,9 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
 
-	s.system = systemPrompt(s.root, stdio.env)
+	s.system, s.contextParts = systemPrompt(s.root, stdio.env)
+	specs, _ := json.Marshal(s.toolbox.Specs())
+	s.contextParts = append(s.contextParts, tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(s.toolbox.Names())), Text: string(specs)})
 
 	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
@@ -312,17 +318,24 @@ func cleanStaleTemps(dir string, emit func(agent.Event)) {
 
 // systemPrompt is tackle's system prompt for the workspace with the
 // project's instruction files (AGENTS.md, CLAUDE.md) and the environment
-// (OS, shell, date, git status, Go version) added.
-func systemPrompt(root string, env environ) string {
+// (OS, shell, date, git status, Go version) added, and its parts for
+// /context.
+func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
+	base := agent.SystemPrompt(root)
+	parts := []tui.ContextPart{{Name: "tackle's instructions", Text: base}}
 	o := project.Options{Workspace: root, Env: env, Now: time.Now}
 	if p, err := config.UserPath(env.get); err == nil {
 		o.UserDir = filepath.Dir(p)
 	}
 	pc, err := project.Gather(context.Background(), o)
 	if err != nil {
-		return agent.SystemPrompt(root)
+		return base, parts
 	}
-	return agent.SystemPrompt(root) + "\n\n" + pc.Prompt()
+	for _, f := range pc.Instructions {
+		parts = append(parts, tui.ContextPart{Name: "instructions " + f.Path, Text: f.Content})
+	}
+	parts = append(parts, tui.ContextPart{Name: "environment (OS, date, git status …)", Text: pc.Environment})
+	return base + "\n\n" + pc.Prompt(), parts
 }
 
 // worker returns a Worker for this session that sends its events to onEvent.
@@ -440,19 +453,20 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
 	history, saveHistory := promptHistory(s.root, stdio)
 	err = tui.Run(ctx, tui.Options{
-		Agent:       newWorker(),
-		NewAgent:    newWorker,
-		Bridge:      bridge,
-		Policy:      s.policy,
-		Tools:       s.toolbox,
-		Model:       c.Model,
-		Workdir:     s.root,
-		Theme:       c.Theme,
-		UserThemes:  userThemes,
-		Env:         stdio.env,
-		Inline:      c.Inline,
-		History:     history,
-		SaveHistory: saveHistory,
+		Agent:        newWorker(),
+		NewAgent:     newWorker,
+		Bridge:       bridge,
+		Policy:       s.policy,
+		Tools:        s.toolbox,
+		Model:        c.Model,
+		Workdir:      s.root,
+		Theme:        c.Theme,
+		UserThemes:   userThemes,
+		Env:          stdio.env,
+		Inline:       c.Inline,
+		History:      history,
+		SaveHistory:  saveHistory,
+		ContextParts: s.contextParts,
 	}, stdio.in, stdio.out)
 	if ctx.Err() != nil {
 		return interruptedError{err}

@@ -41,6 +41,10 @@ func slashCommands() []slashCommand {
 			m.setModel(arg)
 			return nil
 		}},
+		{name: "context", help: "what the system prompt and tool definitions hold, and their size", run: func(m *Model, _ string) tea.Cmd {
+			m.showContext()
+			return nil
+		}},
 		{name: "init", help: "ask the model to survey the project and write a starter AGENTS.md", run: func(m *Model, arg string) tea.Cmd {
 			return m.sendPrompt(initPrompt(arg))
 		}},

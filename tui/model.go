@@ -102,6 +102,10 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
+	// ContextParts are what every request sends before the conversation
+	// (the system prompt's parts, the tool definitions), for /context.
+	ContextParts []ContextPart
+
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
 	// later sessions; it runs in a Cmd.
