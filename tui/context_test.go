@@ -11,7 +11,7 @@ import (
 func TestContextListsThePartsWithTheirSize(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
 		o.ContextParts = []ContextPart{
-			{Name: "tackle's instructions", Text: strings.Repeat("x", 4000)},         // ≈1.0k
+			{Name: "tackle's instructions", Text: strings.Repeat("x", 4000)},           // ≈1.0k
 			{Name: "instructions /src/proj/AGENTS.md", Text: strings.Repeat("y", 800)}, // ≈200
 			{Name: "tool definitions (7 tools)", Text: strings.Repeat("z", 12000)},     // ≈3.0k
 		}
