@@ -21,8 +21,8 @@ var importLayers = [][]string{
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
 	{"agent", "agent/llmtest", "agent/project", "agent/window"},                           // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
-	{"tui", "tui/headless"},      // the front ends
-	{".", "tools/bench/grepcmd"}, // commands
+	{"tui", "tui/headless"},                           // the front ends
+	{".", "tools/bench/grepcmd", "tools/bench/floor"}, // commands
 }
 
 const module = "github.com/tackle-dev/tackle"
