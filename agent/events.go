@@ -84,6 +84,46 @@ type PausedEvent struct {
 type UsageReport struct {
 	Request chat.Usage `json:"request"`
 	Total   chat.Usage `json:"total"`
+	// Context is the size of the conversation in tokens with the reply:
+	// the server's count of the request and the reply, or an estimate
+	// when the server counts nothing. Window is the model's context
+	// window, 0 when it is not known.
+	Context int64 `json:"context_tokens,omitempty"`
+	Window  int64 `json:"context_window,omitempty"`
+}
+
+// CompactStarted says the conversation is being compacted: Tokens is the
+// estimated size of the next request, Window the model's context window
+// (0 when it is not known). Compacted follows when it succeeds, a Warning
+// (or, for Compact, its error) when it does not.
+type CompactStarted struct {
+	Trigger hooks.CompactTrigger `json:"trigger"`
+	Tokens  int64                `json:"tokens"`
+	Window  int64                `json:"window,omitempty"`
+}
+
+// Compacted says the conversation was compacted: old tool outputs were
+// pruned to a stub (Pruned counts them) and, when Summary is set, the
+// Replaced messages before the latest turns were replaced by one message
+// with the model's summary.
+type Compacted struct {
+	Trigger hooks.CompactTrigger `json:"trigger"`
+	// Messages is the whole conversation after the compaction, as the next
+	// request sends it (before pre_llm_request hooks). It is left out of
+	// the event's JSON.
+	Messages []chat.Message `json:"-"`
+	Summary  string         `json:"summary,omitempty"`
+	Replaced int            `json:"replaced"`
+	Pruned   int            `json:"pruned"`
+	// Focus is what the user asked the summary to keep (/compact focus).
+	Focus string `json:"focus,omitempty"`
+	// Before and After are the estimated sizes of the next request in
+	// tokens; Window is the model's context window (0 when unknown).
+	Before int64 `json:"tokens_before"`
+	After  int64 `json:"tokens_after"`
+	Window int64 `json:"window,omitempty"`
+	// Usage is the summary request's.
+	Usage chat.Usage `json:"usage"`
 }
 
 // Warning is something the user should see that did not stop the Run.
@@ -129,6 +169,8 @@ func (HookDecision) EventType() string     { return "hook_decision" }
 func (RetryPushed) EventType() string      { return "retry_pushed" }
 func (PausedEvent) EventType() string      { return "paused" }
 func (UsageReport) EventType() string      { return "usage" }
+func (CompactStarted) EventType() string   { return "compaction_started" }
+func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
 func (ErrorEvent) EventType() string       { return "error" }
 func (TurnFinished) EventType() string     { return "turn_finished" }

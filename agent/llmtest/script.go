@@ -17,6 +17,16 @@ const DefaultChunkSize = 4
 // by the next response, in order.
 type Script struct {
 	Responses []Response `json:"responses"`
+	// Models are what GET /v1/models lists, as vLLM does (with each
+	// model's max_model_len); none by default.
+	Models []Model `json:"models,omitempty"`
+}
+
+// Model is a model as vLLM's /v1/models lists it.
+type Model struct {
+	ID string `json:"id"`
+	// MaxModelLen is the model's context window in tokens.
+	MaxModelLen int `json:"max_model_len,omitempty"`
 }
 
 // Response is the answer to one request: a streamed assistant message, or a
@@ -77,6 +87,10 @@ type Fault struct {
 	// Body is the error message of an error answer; when it is a JSON
 	// object it is sent verbatim instead.
 	Body string `json:"body,omitempty"`
+	// Type and Code replace the error type and code OpenAI gives for the
+	// status, e.g. "invalid_request_error" and "context_length_exceeded".
+	Type string `json:"type,omitempty"`
+	Code string `json:"code,omitempty"`
 	// CutAfter sends that many frames, then drops the connection.
 	CutAfter *int `json:"cut_after,omitempty"`
 	// StallAfter sends that many frames, then blocks.
@@ -177,8 +191,8 @@ func (r Response) validate() error {
 		return errors.New("fault has more than one of status, cut_after, stall_after")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("fault status %d is not an HTTP error", f.Status)
-	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != ""):
-		return errors.New("retry_after, retry_after_ms and body need a fault status")
+	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != "" || f.Type != "" || f.Code != ""):
+		return errors.New("retry_after, retry_after_ms, body, type and code need a fault status")
 	case f.CutAfter != nil && *f.CutAfter < 0, f.StallAfter != nil && *f.StallAfter < 0:
 		return errors.New("negative frame count")
 	}
