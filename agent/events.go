@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
@@ -157,6 +159,31 @@ type CheckFinished struct {
 // TurnFinished is the last event of every Run and Resume.
 type TurnFinished struct {
 	Outcome Outcome `json:"outcome"`
+}
+
+// Describe says in a line what the compaction did, e.g. "summarized 12
+// messages and pruned 3 old tool outputs: ≈9012 → ≈2038 tokens (20% of
+// the window)".
+func (c Compacted) Describe() string {
+	var did []string
+	if c.Replaced > 0 {
+		did = append(did, fmt.Sprintf("summarized %d %s", c.Replaced, plural(c.Replaced, "message", "messages")))
+	}
+	if c.Pruned > 0 {
+		did = append(did, fmt.Sprintf("pruned %d old tool %s", c.Pruned, plural(c.Pruned, "output", "outputs")))
+	}
+	s := fmt.Sprintf("%s: ≈%d → ≈%d tokens", strings.Join(did, " and "), c.Before, c.After)
+	if c.Window > 0 {
+		s += fmt.Sprintf(" (%d%% of the window)", c.After*100/c.Window)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (TextDelta) EventType() string        { return "text_delta" }
