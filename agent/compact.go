@@ -20,8 +20,9 @@ import (
 //     shortened to a stub that names the call, so the model can make it
 //     again. If that brings the request under the threshold, it stops.
 //  2. Summary: the model summarizes the older part of the conversation
-//     with a prompt of its own, and one message replaces it. The latest
-//     turns stay as they were.
+//     as it was (its tool outputs clipped to their head and tail) with a
+//     prompt of its own, and one message replaces it. The latest turns
+//     stay as they were.
 //
 // A turn is one model reply, the tool results that answer it and the
 // messages since the turn before (the user's prompt, feedback from a
@@ -143,7 +144,9 @@ func (w *Worker) compact(ctx context.Context, hs *hooks.Registry, trigger hooks.
 	p.Messages, p.Pruned = prune(conv, p.head, cut)
 	summarize := trigger != hooks.CompactAuto || m.estimate(p.Messages, fixed) > w.limit(window)
 	if summarize && cut > p.head {
-		summary, usage, err := w.summarize(ctx, model, p.Messages[p.head:cut], focus, window)
+		// The model summarizes the older turns as they were: what the
+		// tool outputs said belongs in the summary.
+		summary, usage, err := w.summarize(ctx, model, conv[p.head:cut], focus, window)
 		p.Usage = usage
 		if st := w.run; st != nil && trigger != hooks.CompactManual {
 			st.usage = st.usage.Add(usage)
@@ -151,8 +154,8 @@ func (w *Worker) compact(ctx context.Context, hs *hooks.Registry, trigger hooks.
 		if err != nil {
 			return Compacted{}, fmt.Errorf("summary request: %w", err)
 		}
-		p.Summary, p.Replaced = summary, cut-p.head
-		p.Messages = slices.Concat(p.Messages[:p.head], []chat.Message{summaryMessage(summary)}, p.Messages[cut:])
+		p.Summary, p.Replaced, p.Pruned = summary, cut-p.head, 0
+		p.Messages = slices.Concat(conv[:p.head], []chat.Message{summaryMessage(summary)}, conv[cut:])
 	}
 	if p.Pruned == 0 && p.Summary == "" {
 		return Compacted{}, ErrNothingToCompact

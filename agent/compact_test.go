@@ -180,7 +180,7 @@ func TestSummaryWhenPruningIsNotEnough(t *testing.T) {
 	}
 	body := sum.Messages[1].Content
 	for _, want := range []string{"<conversation>\n[user]\nPlease read this: ppp", "bytes left out", "[calls read {\"n\":4000}]",
-		"[result of read]\n[tool output pruned", "## Left to do"} {
+		"[result of read]\nc1:rrr", "## Left to do"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("summary request lacks %q", want)
 		}
@@ -204,7 +204,7 @@ func TestSummaryWhenPruningIsNotEnough(t *testing.T) {
 		}
 	}
 	cs := h.events.compactions()
-	if len(cs) != 1 || cs[0].Replaced != 3 || cs[0].Pruned != 1 || cs[0].Summary != "## Requests\nRead a long text." || cs[0].After >= cs[0].Before {
+	if len(cs) != 1 || cs[0].Replaced != 3 || cs[0].Pruned != 0 || cs[0].Summary != "## Requests\nRead a long text." || cs[0].After >= cs[0].Before {
 		t.Errorf("%d compactions, the first %+v", len(cs), cs[0].Usage)
 	}
 	if cs[0].Usage.TotalTokens == 0 || out.Usage.TotalTokens <= cs[0].Usage.TotalTokens {
@@ -421,7 +421,7 @@ func TestPreCompactHookCancelsOrRewrites(t *testing.T) {
 		if _, err := h.worker.Run(t.Context(), prompt); err != nil {
 			t.Fatal(err)
 		}
-		if seen.Trigger != hooks.CompactAuto || seen.Summary != "The summary." || seen.Replaced != 3 || seen.Pruned != 1 || seen.Window != 10000 ||
+		if seen.Trigger != hooks.CompactAuto || seen.Summary != "The summary." || seen.Replaced != 3 || seen.Pruned != 0 || seen.Window != 10000 ||
 			len(seen.Messages) != 8 || seen.Tokens <= seen.After {
 			t.Errorf("the hook saw %v %q %d %d %d %d messages, %d → %d", seen.Trigger, seen.Summary, seen.Replaced, seen.Pruned, seen.Window, len(seen.Messages), seen.Tokens, seen.After)
 		}

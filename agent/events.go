@@ -105,7 +105,7 @@ type CompactStarted struct {
 }
 
 // Compacted says the conversation was compacted: old tool outputs were
-// pruned to a stub (Pruned counts them) and, when Summary is set, the
+// pruned to a stub (Pruned counts them), or, when Summary is set, the
 // Replaced messages before the latest turns were replaced by one message
 // with the model's summary.
 type Compacted struct {
