@@ -17,9 +17,19 @@ const DefaultChunkSize = 4
 // by the next response, in order.
 type Script struct {
 	Responses []Response `json:"responses"`
+	// Rules answer the requests they match instead of the next response,
+	// which stays for the request after: a summary request of a
+	// compaction, whenever it comes.
+	Rules []Rule `json:"rules,omitempty"`
 	// Models are what GET /v1/models lists, as vLLM does (with each
 	// model's max_model_len); none by default.
 	Models []Model `json:"models,omitempty"`
+}
+
+// Rule answers every request whose last message contains a text.
+type Rule struct {
+	LastContains string   `json:"last_contains"`
+	Response     Response `json:"response"`
 }
 
 // Model is a model as vLLM's /v1/models lists it.
@@ -54,6 +64,9 @@ type Response struct {
 	// Repeat makes this response answer every request from now on. It must
 	// be the last response of the script.
 	Repeat bool `json:"repeat,omitempty"`
+	// Times makes this response answer that many requests in a row (1
+	// when zero).
+	Times int `json:"times,omitempty"`
 }
 
 // ToolCall is one call in a scripted reply. An empty ID is left out of the
@@ -154,6 +167,17 @@ func (s Script) Validate() error {
 	if len(s.Responses) == 0 {
 		return errors.New("llmtest: script has no responses")
 	}
+	for i, r := range s.Rules {
+		if r.LastContains == "" {
+			return fmt.Errorf("llmtest: rule %d: last_contains is empty", i)
+		}
+		if err := r.Response.validate(); err != nil {
+			return fmt.Errorf("llmtest: rule %d: %w", i, err)
+		}
+		if r.Response.Repeat || r.Response.Times != 0 {
+			return fmt.Errorf("llmtest: rule %d: a rule answers every request it matches: no repeat or times", i)
+		}
+	}
 	for i, r := range s.Responses {
 		if err := r.validate(); err != nil {
 			return fmt.Errorf("llmtest: response %d: %w", i, err)
@@ -168,6 +192,9 @@ func (s Script) Validate() error {
 func (r Response) validate() error {
 	if r.ChunkSize < 0 {
 		return fmt.Errorf("negative chunk_size %d", r.ChunkSize)
+	}
+	if r.Times < 0 || (r.Times != 0 && r.Repeat) {
+		return errors.New("times must be positive, and not with repeat")
 	}
 	for i, c := range r.ToolCalls {
 		if c.Name == "" {

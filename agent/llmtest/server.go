@@ -16,6 +16,13 @@
 //	  {"content": "Still wrong.", "repeat": true}
 //	]}
 //
+// A response with "times": N answers N requests in a row. Rules answer,
+// out of sequence, every request whose last message contains a text
+// (a compaction's summary request, whenever it comes):
+//
+//	{"rules": [{"last_contains": "<conversation>", "response": {"content": "The summary."}}],
+//	 "responses": [{"tool_calls": [...], "times": 200}, {"content": "Done."}]}
+//
 // A request the script has no response for is answered with a 500 (with
 // x-should-retry: false) and fails the test when the server is cleaned
 // up; so does a request the server cannot decode or a request to any
@@ -50,6 +57,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	next     int // the response for the next streaming request
+	used     int // the requests the response at next has answered
 	requests []Request
 	probes   []string // "GET /v1/models", ...
 	stalls   int
@@ -215,7 +223,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	resp, scripted := Response{}, false
 	if err == nil && req.Stream {
-		resp, scripted = s.take()
+		resp, scripted = s.take(req)
 	}
 	s.notify()
 	s.mu.Unlock()
@@ -248,13 +256,23 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	s.serveStream(w, r, st.frames(resp), resp.Fault)
 }
 
-// take returns the next scripted response; s.mu must be held.
-func (s *Server) take() (Response, bool) {
+// take returns the response for req: a rule's that matches it, else the
+// next of the sequence; s.mu must be held.
+func (s *Server) take(req Request) (Response, bool) {
+	if n := len(req.Messages); n > 0 {
+		for _, rule := range s.script.Rules {
+			if strings.Contains(req.Messages[n-1].Content, rule.LastContains) {
+				return rule.Response, true
+			}
+		}
+	}
 	rs := s.script.Responses
 	if s.next < len(rs) {
 		r := rs[s.next]
-		if !r.Repeat {
+		s.used++
+		if !r.Repeat && s.used >= max(r.Times, 1) {
 			s.next++
+			s.used = 0
 		}
 		return r, true
 	}

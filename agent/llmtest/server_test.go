@@ -639,3 +639,48 @@ func (f *fakeTB) runCleanups() {
 		fn()
 	}
 }
+
+func TestTimesAndRules(t *testing.T) {
+	s, err := ParseScript([]byte(`{
+		"rules": [{"last_contains": "<conversation>", "response": {"content": "summary"}}],
+		"responses": [{"content": "again", "times": 3}, {"content": "last"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(t, s)
+	ask := func(last string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"user","content":%q}],"stream":true}`, last)
+		resp := post(t, t.Context(), srv, body)
+		b, _ := io.ReadAll(resp.Body)
+		var text strings.Builder
+		for _, line := range strings.Split(string(b), "\n") {
+			var c struct {
+				Choices []struct {
+					Delta struct{ Content string } `json:"delta"`
+				} `json:"choices"`
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok && json.Unmarshal([]byte(data), &c) == nil && len(c.Choices) > 0 {
+				text.WriteString(c.Choices[0].Delta.Content)
+			}
+		}
+		return text.String()
+	}
+	var got []string
+	for _, last := range []string{"a", "b", "here is the <conversation> to sum up", "c", "d"} {
+		got = append(got, ask(last))
+	}
+	if want := []string{"again", "again", "summary", "again", "last"}; !slices.Equal(got, want) {
+		t.Errorf("answers = %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		`{"responses":[{"content":"x","times":-1}]}`,
+		`{"responses":[{"content":"x","times":2,"repeat":true}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"last_contains":"","response":{"content":"y"}}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"last_contains":"a","response":{"content":"y","times":2}}]}`,
+	} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("ParseScript(%s) accepted it", bad)
+		}
+	}
+}
