@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/llmtest"
@@ -339,6 +341,43 @@ func TestContextLengthExceededWithNothingToCompact(t *testing.T) {
 	}
 }
 
+// failedSummaryScript is four turns and an answer, the summary request
+// answered by fail.
+func failedSummaryScript(fail llmtest.Response) llmtest.Script {
+	s := llmtest.NewScript(
+		readTurn("c1", 4000, 0), readTurn("c2", 4000, 0), readTurn("c3", 4000, 0), readTurn("c4", 4000, 9000),
+		llmtest.Text("Done anyway."),
+	)
+	s.Rules = []llmtest.Rule{{LastContains: "<conversation>", Response: fail}}
+	return s
+}
+
+// checkUnchanged checks that a failed summary request changed nothing:
+// the request after it sent the conversation as it was, with a warning.
+func checkUnchanged(t *testing.T, srv *llmtest.Server, ev *events) {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) != 6 || !strings.Contains(reqs[4].Messages[1].Content, "<conversation>") {
+		t.Fatalf("%d requests, want 6 with the summary request fifth", len(reqs))
+	}
+	// Sent as it was: not even the pruning is kept.
+	sent, before := reqs[5].Messages, reqs[3].Messages
+	if len(sent) != len(before)+2 || !slices.EqualFunc(sent[:len(before)], before, func(a, b chat.Message) bool { return a.Content == b.Content }) {
+		t.Errorf("the conversation changed: %d messages after, %d before", len(sent), len(before))
+	}
+	if got := toolMessage(t, sent, "c1").Content; got != output("c1", 4000) {
+		t.Errorf("c1's output was pruned")
+	}
+	if len(ev.compactions()) != 0 {
+		t.Errorf("a compaction was reported")
+	}
+	w := ev.warnings()
+	if len(w) != 1 || !strings.HasPrefix(w[0], "compaction failed, the conversation is unchanged: summary request: ") ||
+		!strings.HasSuffix(w[0], "; the request is sent as it is and may not fit the model's context window") {
+		t.Errorf("warnings = %q", w)
+	}
+}
+
 func TestFailedSummaryLeavesTheConversationAlone(t *testing.T) {
 	prompt := strings.Repeat("p", 19000)
 	for name, fail := range map[string]llmtest.Response{
@@ -348,36 +387,86 @@ func TestFailedSummaryLeavesTheConversationAlone(t *testing.T) {
 		"empty":        llmtest.Text(" "),
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := compactHarness(t, llmtest.NewScript(
-				readTurn("c1", 4000, 0), readTurn("c2", 4000, 0), readTurn("c3", 4000, 0), readTurn("c4", 4000, 9000),
-				fail,
-				llmtest.Text("Done anyway."),
-			), 10000, nil)
+			h := compactHarness(t, failedSummaryScript(fail), 10000, nil)
 			out, err := h.worker.Run(t.Context(), prompt)
 			if err != nil || out.Status != agent.StatusFinished {
 				t.Fatalf("Run = %+v, %v", out, err)
 			}
-			reqs := h.srv.Requests()
-			if len(reqs) != 6 {
-				t.Fatalf("%d requests, want 6", len(reqs))
-			}
-			// Sent as it was: not even the pruning is kept.
-			sent, before := reqs[5].Messages, reqs[3].Messages
-			if len(sent) != len(before)+2 || !slices.EqualFunc(sent[:len(before)], before, func(a, b chat.Message) bool { return a.Content == b.Content }) {
-				t.Errorf("the conversation changed: %d messages after, %d before", len(sent), len(before))
-			}
-			if got := toolMessage(t, sent, "c1").Content; got != output("c1", 4000) {
-				t.Errorf("c1's output was pruned")
-			}
-			if len(h.events.compactions()) != 0 {
-				t.Errorf("a compaction was reported")
-			}
-			w := h.events.warnings()
-			if len(w) != 1 || !strings.HasPrefix(w[0], "compaction failed, the conversation is unchanged: summary request: ") ||
-				!strings.HasSuffix(w[0], "; the request is sent as it is and may not fit the model's context window") {
-				t.Errorf("warnings = %q", w)
-			}
+			checkUnchanged(t, h.srv, h.events)
 		})
+	}
+}
+
+// stallTimers is an injected AfterFunc whose timer live when the server
+// stalls fires then, as the stream's idle bound would.
+type stallTimers struct {
+	mu   sync.Mutex
+	last *stallTimer
+}
+
+type stallTimer struct {
+	mu   sync.Mutex
+	f    func()
+	live bool
+}
+
+func (s *stallTimers) AfterFunc(_ time.Duration, f func()) agent.Timer {
+	t := &stallTimer{f: f, live: true}
+	s.mu.Lock()
+	s.last = t
+	s.mu.Unlock()
+	return t
+}
+
+func (t *stallTimer) Reset(time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.live
+	t.live = true
+	return was
+}
+
+func (t *stallTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.live
+	t.live = false
+	return was
+}
+
+// fireAtStall fires the live timer once the server stalls.
+func (s *stallTimers) fireAtStall(srv *llmtest.Server) {
+	<-srv.Stalled()
+	s.mu.Lock()
+	t := s.last
+	s.mu.Unlock()
+	t.mu.Lock()
+	live := t.live
+	t.mu.Unlock()
+	if live {
+		t.f()
+	}
+}
+
+func TestStalledSummaryLeavesTheConversationAlone(t *testing.T) {
+	srv := llmtest.NewServer(t, failedSummaryScript(llmtest.Stall(llmtest.Text("## Requests\nRead a long"), 3)))
+	var timers stallTimers
+	go timers.fireAtStall(srv)
+	ev := &events{}
+	w := agent.New(agent.Config{
+		Client: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1, AfterFunc: timers.AfterFunc}),
+		Model:  "test-model", System: "You are a test.", Tools: readTool{}, OnEvent: ev.add,
+		ContextWindow: func(context.Context, string) int { return 10000 },
+	})
+	out, err := w.Run(t.Context(), strings.Repeat("p", 19000))
+	if err != nil || out.Status != agent.StatusFinished {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	checkUnchanged(t, srv, ev)
+	// The bound fires while the client reads the first frames or after:
+	// either way the warning says the model went silent.
+	if w := ev.warnings(); len(w) == 1 && !strings.Contains(w[0], "model stream stalled") && !strings.Contains(w[0], "no reply from the model") {
+		t.Errorf("the warning does not say the stream stalled: %q", w[0])
 	}
 }
 
