@@ -222,7 +222,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.doneWaiting = &msg
 		return nil
 	}
-	m.running = false
+	m.running, m.compacting = false, false
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

@@ -90,3 +90,20 @@ func TestContextPercentInStatusLine(t *testing.T) {
 		t.Errorf("unknown window: a percentage is shown:\n%s", s)
 	}
 }
+
+func TestARunInterruptedWhileCompactingDoesNotLeaveItShown(t *testing.T) {
+	h := newHarness(t)
+	h.hold = true
+	h.typeText("go").keys("enter")
+	h.events(agent.CompactStarted{Trigger: hooks.CompactAuto, Tokens: 9000, Window: 10000})
+	if !strings.Contains(h.screen(), "compacting the conversation") {
+		t.Fatalf("an automatic compaction is not shown:\n%s", h.screen())
+	}
+	h.keys("esc")
+	h.release()
+	h.hold = true
+	h.typeText("again").keys("enter")
+	if s := h.screen(); strings.Contains(s, "compacting") || !strings.Contains(s, "working") {
+		t.Errorf("the next turn:\n%s", s)
+	}
+}
