@@ -1,5 +1,6 @@
 // Package agent runs turns against a model: the Worker streams a reply,
-// runs the hook chains around every step, executes tool calls and emits
+// runs the hook chains around every step, executes tool calls, keeps the
+// conversation within the model's context window (compact.go) and emits
 // typed events. It never imports a UI; the TUI and the headless printer
 // both sit on Run, Resume and the event stream.
 package agent
