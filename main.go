@@ -224,6 +224,7 @@ type session struct {
 	// contextParts are the system prompt's parts and the tool
 	// definitions, for /context.
 	contextParts []tui.ContextPart
+	compaction   compaction
 }
 
 // newSession opens the workspace and registers the built-in and configured
@@ -253,6 +254,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		Organization: stdio.env.get("OPENAI_ORG_ID"), Project: stdio.env.get("OPENAI_PROJECT_ID"),
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
+	s.compaction = newCompaction(c, cfg, stdio.env)
 
 	s.system, s.contextParts = systemPrompt(s.root, stdio.env)
 	specs, _ := json.Marshal(s.toolbox.Specs())
@@ -341,16 +343,19 @@ func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
 // worker returns a Worker for this session that sends its events to onEvent.
 func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 	return agent.New(agent.Config{
-		Client:          s.client,
-		Model:           c.Model,
-		System:          s.system,
-		Tools:           s.toolbox,
-		Hooks:           s.hooks,
-		MaxRequests:     c.MaxRequests,
-		MaxParallel:     c.MaxParallel,
-		RetryBudget:     retryBudget(c.MaxRetries),
-		OnEvent:         onEvent,
-		OnApproveAlways: s.policy.Remember,
+		Client:           s.client,
+		Model:            c.Model,
+		System:           s.system,
+		Tools:            s.toolbox,
+		Hooks:            s.hooks,
+		MaxRequests:      c.MaxRequests,
+		MaxParallel:      c.MaxParallel,
+		RetryBudget:      retryBudget(c.MaxRetries),
+		OnEvent:          onEvent,
+		OnApproveAlways:  s.policy.Remember,
+		ContextWindow:    s.compaction.window,
+		CompactThreshold: s.compaction.threshold,
+		KeepTurns:        s.compaction.keepTurns,
 	})
 }
 

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
@@ -84,6 +86,46 @@ type PausedEvent struct {
 type UsageReport struct {
 	Request chat.Usage `json:"request"`
 	Total   chat.Usage `json:"total"`
+	// Context is the size of the conversation in tokens with the reply:
+	// the server's count of the request and the reply, or an estimate
+	// when the server counts nothing. Window is the model's context
+	// window, 0 when it is not known.
+	Context int64 `json:"context_tokens,omitempty"`
+	Window  int64 `json:"context_window,omitempty"`
+}
+
+// CompactStarted says the conversation is being compacted: Tokens is the
+// estimated size of the next request, Window the model's context window
+// (0 when it is not known). Compacted follows when it succeeds, a Warning
+// (or, for Compact, its error) when it does not.
+type CompactStarted struct {
+	Trigger hooks.CompactTrigger `json:"trigger"`
+	Tokens  int64                `json:"tokens"`
+	Window  int64                `json:"window,omitempty"`
+}
+
+// Compacted says the conversation was compacted: old tool outputs were
+// pruned to a stub (Pruned counts them), or, when Summary is set, the
+// Replaced messages before the latest turns were replaced by one message
+// with the model's summary.
+type Compacted struct {
+	Trigger hooks.CompactTrigger `json:"trigger"`
+	// Messages is the whole conversation after the compaction, as the next
+	// request sends it (before pre_llm_request hooks). It is left out of
+	// the event's JSON.
+	Messages []chat.Message `json:"-"`
+	Summary  string         `json:"summary,omitempty"`
+	Replaced int            `json:"replaced"`
+	Pruned   int            `json:"pruned"`
+	// Focus is what the user asked the summary to keep (/compact focus).
+	Focus string `json:"focus,omitempty"`
+	// Before and After are the estimated sizes of the next request in
+	// tokens; Window is the model's context window (0 when unknown).
+	Before int64 `json:"tokens_before"`
+	After  int64 `json:"tokens_after"`
+	Window int64 `json:"window,omitempty"`
+	// Usage is the summary request's.
+	Usage chat.Usage `json:"usage"`
 }
 
 // Warning is something the user should see that did not stop the Run.
@@ -119,6 +161,31 @@ type TurnFinished struct {
 	Outcome Outcome `json:"outcome"`
 }
 
+// Describe says in a line what the compaction did, e.g. "summarized 12
+// messages and pruned 3 old tool outputs: ≈9012 → ≈2038 tokens (20% of
+// the window)".
+func (c Compacted) Describe() string {
+	var did []string
+	if c.Replaced > 0 {
+		did = append(did, fmt.Sprintf("summarized %d %s", c.Replaced, plural(c.Replaced, "message", "messages")))
+	}
+	if c.Pruned > 0 {
+		did = append(did, fmt.Sprintf("pruned %d old tool %s", c.Pruned, plural(c.Pruned, "output", "outputs")))
+	}
+	s := fmt.Sprintf("%s: ≈%d → ≈%d tokens", strings.Join(did, " and "), c.Before, c.After)
+	if c.Window > 0 {
+		s += fmt.Sprintf(" (%d%% of the window)", c.After*100/c.Window)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func (TextDelta) EventType() string        { return "text_delta" }
 func (ModelRetry) EventType() string       { return "model_retry" }
 func (AssistantMessage) EventType() string { return "assistant_message" }
@@ -129,6 +196,8 @@ func (HookDecision) EventType() string     { return "hook_decision" }
 func (RetryPushed) EventType() string      { return "retry_pushed" }
 func (PausedEvent) EventType() string      { return "paused" }
 func (UsageReport) EventType() string      { return "usage" }
+func (CompactStarted) EventType() string   { return "compaction_started" }
+func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
 func (ErrorEvent) EventType() string       { return "error" }
 func (TurnFinished) EventType() string     { return "turn_finished" }

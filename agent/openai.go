@@ -388,8 +388,13 @@ func (w *watchdog) stop() {
 }
 
 // retryable reports whether a failed attempt that produced no token may
-// succeed when repeated.
+// succeed when repeated. A request too long for the model's context
+// window never does, whatever its status (llama.cpp answers some with a
+// 500).
 func retryable(err error) bool {
+	if IsContextOverflow(err) {
+		return false
+	}
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Retryable()
 	}

@@ -393,6 +393,19 @@ func TestOpenAIDoesNotRetryClientErrors(t *testing.T) {
 	}
 }
 
+func TestOpenAIDoesNotRetryAContextOverflow(t *testing.T) {
+	// llama.cpp answers some requests too long for its context with a 500.
+	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Response{Fault: &llmtest.Fault{Status: 500, Body: "Context size has been exceeded."}}))
+	client, sl := newTestOpenAI(srv, OpenAIConfig{})
+	_, err := client.Stream(t.Context(), userRequest("hi"), nil)
+	if !IsContextOverflow(err) || err.Error() != "model request failed: 500 Internal Server Error: Context size has been exceeded." {
+		t.Errorf("error = %v", err)
+	}
+	if n := len(srv.Requests()); n != 1 || len(sl.Waits()) != 0 {
+		t.Errorf("%d requests, %d waits: retried", n, len(sl.Waits()))
+	}
+}
+
 func TestOpenAIErrorMessages(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -1,5 +1,6 @@
 // Package agent runs turns against a model: the Worker streams a reply,
-// runs the hook chains around every step, executes tool calls and emits
+// runs the hook chains around every step, executes tool calls, keeps the
+// conversation within the model's context window (compact.go) and emits
 // typed events. It never imports a UI; the TUI and the headless printer
 // both sit on Run, Resume and the event stream.
 package agent
@@ -79,6 +80,20 @@ type Config struct {
 	OnApproveAlways func(chat.ToolCall)
 	// Now is the clock used for durations; nil means time.Now.
 	Now func() time.Time
+
+	// ContextWindow returns a model's context window in tokens, 0 when
+	// it is not known. The Worker asks once per model, before the first
+	// request to it, under a context bounded by a few seconds. Nil means
+	// not known: then only a server's answer that a request is too long
+	// makes the Worker compact.
+	ContextWindow func(ctx context.Context, model string) int
+	// CompactThreshold is the share of the context window the next
+	// request may fill before the Worker compacts the conversation (see
+	// Compact); zero means DefaultCompactThreshold.
+	CompactThreshold float64
+	// KeepTurns is how many of the latest turns a compaction leaves as
+	// they were, tool outputs included; zero means DefaultKeepTurns.
+	KeepTurns int
 }
 
 // Worker holds one conversation and runs turns on it. Run and Resume must
@@ -96,6 +111,12 @@ type Worker struct {
 	conv   []chat.Message
 	paused *pause // non-nil while a run waits for Resume
 	run    *runState
+	// meter measures the conversation; fixed is what the tool
+	// definitions add to every request, in bytes; windows holds the
+	// context window of each model asked about.
+	meter   meter
+	fixed   int64
+	windows map[string]int64
 }
 
 // runState is what one Run carries across Resume.
@@ -175,9 +196,16 @@ func New(cfg Config) *Worker {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	w := &Worker{cfg: cfg}
+	if cfg.CompactThreshold <= 0 {
+		cfg.CompactThreshold = DefaultCompactThreshold
+	}
+	if cfg.KeepTurns <= 0 {
+		cfg.KeepTurns = DefaultKeepTurns
+	}
+	w := &Worker{cfg: cfg, windows: map[string]int64{}}
 	if cfg.Tools != nil {
 		w.specs = cfg.Tools.Specs()
+		w.fixed = specsSize(w.specs)
 		for _, s := range w.specs {
 			w.names = append(w.names, s.Name)
 		}
@@ -381,7 +409,11 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 	}
 	st.requests++
 
+	w.fitContext(ctx)
 	reply, stop := w.request(ctx)
+	if IsContextOverflow(stop) && ctx.Err() == nil {
+		reply, stop = w.retryOverflow(ctx, stop)
+	}
 	if stop != nil {
 		out, err = w.abort(ctx, stop)
 		return true, out, err
@@ -418,7 +450,8 @@ func (w *Worker) request(ctx context.Context) (chat.Message, error) {
 		return chat.Message{}, err
 	}
 	st.usage = st.usage.Add(reply.Usage)
-	w.emit(UsageReport{Request: reply.Usage, Total: st.usage})
+	used := w.counted(reply.Usage, size(msgs)+size([]chat.Message{reply.Message}))
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
 	return reply.Message, nil
 }
 

@@ -78,6 +78,13 @@ func (r *Registry) RunTurnEnd(ctx context.Context, in *TurnEndInput, from int, r
 	return out, at
 }
 
+// RunPreCompact runs the pre_compact chain. Hooks may rewrite
+// in.Summary.
+func (r *Registry) RunPreCompact(ctx context.Context, in *CompactInput, rec Recorder) CompactResult {
+	out, _, _ := runChain(ctx, r, r.compact.load(), &compactSpec, in, 0, rec)
+	return out
+}
+
 // RunAbort runs every on_abort hook. Failures are recorded as warnings
 // (Result "done", Error set) and do not stop the others. The hooks run even
 // if ctx is cancelled — each still gets its own timeout — but they see ctx's
@@ -113,6 +120,7 @@ var (
 	preToolActions = [...]string{ToolContinue: "continue", ToolSkip: "skip", ToolAbort: "abort", ToolPause: "pause"}
 	postActions    = [...]string{PostContinue: "continue", PostAbort: "abort"}
 	turnEndActions = [...]string{TurnFinish: "finish", TurnContinueWithMessages: "continue_with_messages", TurnPaused: "paused"}
+	compactActions = [...]string{CompactContinue: "continue", CompactCancel: "cancel"}
 )
 
 // action validates a and returns it with its name.
@@ -189,6 +197,17 @@ var turnEndSpec = spec[TurnEndInput, TurnEndResult]{
 	passName:   turnEndActions[TurnFinish],
 	closed:     func(reason string) TurnEndResult { return TurnEndResult{Action: TurnPaused, Reason: reason} },
 	closedName: turnEndActions[TurnPaused],
+}
+
+var compactSpec = spec[CompactInput, CompactResult]{
+	event: PreCompact,
+	inspect: func(o CompactResult) (uint8, string, string, error) {
+		a, name, err := action(compactActions[:], o.Action)
+		return a, name, o.Reason, err
+	},
+	passName:   compactActions[CompactContinue],
+	closed:     func(reason string) CompactResult { return CompactResult{Action: CompactCancel, Reason: reason} },
+	closedName: compactActions[CompactCancel],
 }
 
 var abortSpec = spec[AbortInput, struct{}]{

@@ -99,6 +99,12 @@ func TestResults(t *testing.T) {
 			{struct{}{}, false, "on_abort/a:done on_abort/b:done"},
 		})
 	})
+	t.Run("pre_compact", func(t *testing.T) {
+		testResults(t, compactH, []resultCase[hooks.CompactResult]{
+			{hooks.CompactResult{}, false, "pre_compact/a:continue pre_compact/b:continue"},
+			{hooks.CompactResult{Action: hooks.CompactCancel, Reason: "not now"}, true, "pre_compact/a:cancel(not now)"},
+		})
+	})
 }
 
 // ---- failures and error policy, for every event ----
@@ -184,6 +190,7 @@ func TestFailures(t *testing.T) {
 	t.Run("post_tool_call", func(t *testing.T) { testFailures(t, postToolH) })
 	t.Run("on_turn_end", func(t *testing.T) { testFailures(t, turnEndH) })
 	t.Run("on_abort", func(t *testing.T) { testFailures(t, abortH) })
+	t.Run("pre_compact", func(t *testing.T) { testFailures(t, compactH) })
 }
 
 func TestPanicWithErrorValue(t *testing.T) {
@@ -286,6 +293,7 @@ func TestCallerCancellation(t *testing.T) {
 	t.Run("post_tool_call", func(t *testing.T) { testCancel(t, postToolH) })
 	t.Run("on_turn_end", func(t *testing.T) { testCancel(t, turnEndH) })
 	t.Run("on_abort", func(t *testing.T) { testCancel(t, abortH) })
+	t.Run("pre_compact", func(t *testing.T) { testCancel(t, compactH) })
 }
 
 func TestCancellationWhileHookWaitsIsNotATimeout(t *testing.T) {
@@ -480,12 +488,16 @@ func TestLenAndNamesPerEvent(t *testing.T) {
 	r.PostToolCall(hooktest.Post("o", nil))
 	r.OnTurnEnd(hooktest.TurnEnd("e", nil))
 	r.OnAbort(hooktest.Abort("x", nil))
+	r.PreCompact(hooktest.Compact("c", nil))
 	for ev, want := range map[hooks.Event][]string{
 		hooks.OnPromptSubmit: {"p"}, hooks.PreLLMRequest: {"q1", "q2"}, hooks.PreToolCall: {"t"},
-		hooks.PostToolCall: {"o"}, hooks.OnTurnEnd: {"e"}, hooks.OnAbort: {"x"},
+		hooks.PostToolCall: {"o"}, hooks.OnTurnEnd: {"e"}, hooks.OnAbort: {"x"}, hooks.PreCompact: {"c"},
 	} {
 		if got := r.Names(ev); !slices.Equal(got, want) || r.Len(ev) != len(want) {
 			t.Errorf("%v: Names %v, Len %d; want %v", ev, got, r.Len(ev), want)
+		}
+		if got := r.Snapshot().Names(ev); !slices.Equal(got, want) {
+			t.Errorf("%v: the snapshot has %v; want %v", ev, got, want)
 		}
 	}
 }
@@ -623,6 +635,23 @@ func TestHooksChangeTheirInput(t *testing.T) {
 		r.RunPreLLMRequest(t.Context(), in, nil)
 		if seen != 2 || len(in.Messages) != 2 || !reflect.DeepEqual(in.Messages[0], sys) {
 			t.Errorf("next hook saw %d messages, caller has %+v", seen, in.Messages)
+		}
+	})
+	t.Run("pre_compact summary", func(t *testing.T) {
+		r := hooks.NewRegistry()
+		r.PreCompact(hooktest.Compact("annotate", func(in *hooks.CompactInput) hooks.CompactResult {
+			in.Summary += "\nKeep the public API stable."
+			return hooks.CompactResult{}
+		}))
+		var seen string
+		r.PreCompact(hooktest.Compact("see", func(in *hooks.CompactInput) hooks.CompactResult {
+			seen = in.Summary
+			return hooks.CompactResult{}
+		}))
+		in := compactH.newIn()
+		r.RunPreCompact(t.Context(), in, nil)
+		if want := "The user asked for a fix.\nKeep the public API stable."; seen != want || in.Summary != want {
+			t.Errorf("next hook saw %q, caller has %q; want %q", seen, in.Summary, want)
 		}
 	})
 	t.Run("post_tool_call result", func(t *testing.T) {

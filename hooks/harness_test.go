@@ -146,6 +146,25 @@ var abortH = harness[hooks.AbortInput, struct{}]{
 	passName: "done",
 }
 
+var compactH = harness[hooks.CompactInput, hooks.CompactResult]{
+	ev:       hooks.PreCompact,
+	register: (*hooks.Registry).PreCompact,
+	run: func(ctx context.Context, r *hooks.Registry, in *hooks.CompactInput, rec hooks.Recorder) hooks.CompactResult {
+		return r.RunPreCompact(ctx, in, rec)
+	},
+	newIn: func() *hooks.CompactInput {
+		return &hooks.CompactInput{Trigger: hooks.CompactAuto, Summary: "The user asked for a fix.", Replaced: 12, Tokens: 9000, After: 2000, Window: 10000}
+	},
+	closed: func(reason string) hooks.CompactResult {
+		return hooks.CompactResult{Action: hooks.CompactCancel, Reason: reason}
+	},
+	closedName: "cancel",
+	passName:   "continue",
+	stop:       hooks.CompactResult{Action: hooks.CompactCancel, Reason: "keep it all"},
+	invalid:    &hooks.CompactResult{Action: 5},
+	invalidErr: "invalid result: unknown action 5",
+}
+
 // counter counts hook calls.
 type counter struct {
 	mu sync.Mutex

@@ -44,6 +44,7 @@ const DefaultTimeout = 30 * time.Second
 //	post_tool_call    Abort
 //	on_turn_end       Paused
 //	on_abort          never: on_abort hooks always fail open
+//	pre_compact       Cancel
 //
 // whose Reason names the hook and the failure, e.g.
 // `hook "policy" failed: timed out after 5s`.
@@ -74,6 +75,7 @@ type Registry struct {
 	postTool chain[PostToolInput, PostToolResult]
 	turnEnd  chain[TurnEndInput, TurnEndResult]
 	abort    chain[AbortInput, struct{}]
+	compact  chain[CompactInput, CompactResult]
 }
 
 // Option configures a Registry.
@@ -120,6 +122,7 @@ func (r *Registry) Snapshot() *Registry {
 	s.postTool.hooks.Store(r.postTool.hooks.Load())
 	s.turnEnd.hooks.Store(r.turnEnd.hooks.Load())
 	s.abort.hooks.Store(r.abort.hooks.Load())
+	s.compact.hooks.Store(r.compact.hooks.Load())
 	return s
 }
 
@@ -154,6 +157,11 @@ func (r *Registry) OnAbort(h Hook[AbortInput, struct{}]) {
 	register(r, &r.abort, OnAbort, h)
 }
 
+// PreCompact registers a pre_compact hook.
+func (r *Registry) PreCompact(h Hook[CompactInput, CompactResult]) {
+	register(r, &r.compact, PreCompact, h)
+}
+
 // Len reports how many hooks are registered for ev (0 for an unknown event).
 func (r *Registry) Len(ev Event) int {
 	switch ev {
@@ -169,6 +177,8 @@ func (r *Registry) Len(ev Event) int {
 		return len(r.turnEnd.load())
 	case OnAbort:
 		return len(r.abort.load())
+	case PreCompact:
+		return len(r.compact.load())
 	}
 	return 0
 }
@@ -190,6 +200,8 @@ func (r *Registry) Names(ev Event) []string {
 		return names(r.turnEnd.load())
 	case OnAbort:
 		return names(r.abort.load())
+	case PreCompact:
+		return names(r.compact.load())
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // Event names a point in the turn loop where hooks run.
 type Event uint8
 
-// The six hook events.
+// The hook events.
 const (
 	OnPromptSubmit Event = iota + 1
 	PreLLMRequest
@@ -25,6 +25,7 @@ const (
 	PostToolCall
 	OnTurnEnd
 	OnAbort
+	PreCompact
 )
 
 var eventNames = [...]string{
@@ -34,6 +35,7 @@ var eventNames = [...]string{
 	PostToolCall:   "post_tool_call",
 	OnTurnEnd:      "on_turn_end",
 	OnAbort:        "on_abort",
+	PreCompact:     "pre_compact",
 }
 
 func (e Event) String() string {
@@ -102,6 +104,44 @@ type TurnEndInput struct {
 type AbortInput struct {
 	Reason string
 	Err    error
+}
+
+// CompactTrigger says why the conversation is being compacted.
+type CompactTrigger string
+
+// The reasons for a compaction.
+const (
+	// CompactAuto: the next request would pass the compaction threshold
+	// of the model's context window.
+	CompactAuto CompactTrigger = "auto"
+	// CompactOverflow: the server answered that the request exceeds the
+	// model's context length; the request is sent again after it.
+	CompactOverflow CompactTrigger = "overflow"
+	// CompactManual: the user asked for it (/compact).
+	CompactManual CompactTrigger = "manual"
+)
+
+// CompactInput is given to pre_compact hooks before a compaction replaces
+// the conversation.
+type CompactInput struct {
+	Trigger CompactTrigger
+	// Focus is what the user asked the summary to keep (/compact focus).
+	Focus string
+	// Summary is the model's summary of the older messages, which one
+	// message will stand for; "" when only old tool outputs are pruned.
+	// Hooks may rewrite a summary (not to blank); a change to an empty
+	// Summary is ignored.
+	Summary string
+	// Messages is the conversation as it will be after the compaction,
+	// with the Summary as the model wrote it. Read-only.
+	Messages []chat.Message
+	// Replaced counts the messages the summary stands for; Pruned the
+	// tool outputs shortened to a stub.
+	Replaced, Pruned int
+	// Tokens is the estimated size of the next request before the
+	// compaction and After the estimate after it; Window is the model's
+	// context window (0 when unknown).
+	Tokens, After, Window int64
 }
 
 // ---- results: one type per event, so a meaningless result cannot be
@@ -185,6 +225,23 @@ type TurnEndResult struct {
 	// Messages are appended to the conversation on TurnContinueWithMessages.
 	Messages []chat.Message
 	Reason   string
+}
+
+// CompactAction is what a pre_compact hook decides.
+type CompactAction uint8
+
+// pre_compact actions.
+const (
+	CompactContinue CompactAction = iota
+	// CompactCancel keeps the conversation as it is. At an automatic
+	// compaction the request is then sent as it is, and may fail.
+	CompactCancel
+)
+
+// CompactResult is a pre_compact hook's decision.
+type CompactResult struct {
+	Action CompactAction
+	Reason string
 }
 
 // ---- hook definitions ----

@@ -6,7 +6,7 @@ import (
 )
 
 func TestEventJSONRoundTrip(t *testing.T) {
-	for ev := OnPromptSubmit; ev <= OnAbort; ev++ {
+	for ev := OnPromptSubmit; ev <= PreCompact; ev++ {
 		b, err := json.Marshal(ev)
 		if err != nil {
 			t.Fatal(err)

@@ -59,6 +59,10 @@ func (m *Model) eventsArrived(msg eventsMsg) tea.Cmd {
 		m.doneWaiting = nil
 		return m.runDone(*d)
 	}
+	if d := m.compactWaiting; d != nil && m.applied >= d.events {
+		m.compactWaiting = nil
+		return m.compactDone(*d)
+	}
 	return nil
 }
 
@@ -95,7 +99,13 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.UsageReport:
 		m.usage = m.usage.Add(e.Request)
 		m.ctxSize = e.Request.PromptTokens
+		m.ctxUsed, m.ctxWindow = e.Context, e.Window
+	case agent.CompactStarted:
+		m.compacting = true
+	case agent.Compacted:
+		m.compacted(e)
 	case agent.Warning:
+		m.compacting = false // a compaction that failed says so in a warning
 		m.note(noteWarn, e.Message)
 	case agent.CheckStarted:
 		m.checkStarted(e)
@@ -212,7 +222,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.doneWaiting = &msg
 		return nil
 	}
-	m.running = false
+	m.running, m.compacting = false, false
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

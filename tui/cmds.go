@@ -41,6 +41,23 @@ func resumeAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, 
 	}
 }
 
+// compactDoneMsg reports that Compact returned; events counts the events
+// sent on the bridge by then.
+type compactDoneMsg struct {
+	err    error
+	events uint64
+}
+
+// compactAgent compacts the conversation (/compact).
+func compactAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, focus string) tea.Cmd {
+	runs.Add(1)
+	return func() tea.Msg {
+		defer runs.Done()
+		_, err := a.Compact(ctx, focus)
+		return compactDoneMsg{err: err, events: b.count()}
+	}
+}
+
 // frameMsg asks for a frame: streamed text is drawn.
 type frameMsg struct{}
 

@@ -48,6 +48,9 @@ func slashCommands() []slashCommand {
 		{name: "init", help: "ask the model to survey the project and write a starter AGENTS.md", run: func(m *Model, arg string) tea.Cmd {
 			return m.sendPrompt(initPrompt(arg))
 		}},
+		{name: "compact", args: "[focus]", help: "summarize the older part of the conversation to free context; the focus says what to keep", run: func(m *Model, arg string) tea.Cmd {
+			return m.compact(arg)
+		}},
 		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
 			m.showPermissions()
 			return nil
@@ -127,7 +130,7 @@ func (m *Model) clearSession() tea.Cmd {
 	m.checks, m.streaming = nil, nil
 	if m.opts.NewAgent != nil {
 		m.agent = m.opts.NewAgent()
-		m.usage, m.ctxSize = chat.Usage{}, 0
+		m.usage, m.ctxSize, m.ctxUsed = chat.Usage{}, 0, 0
 		m.note(noteInfo, "new conversation")
 	} else {
 		m.note(noteInfo, "screen cleared; the model still has the conversation")
@@ -180,6 +183,7 @@ func (m *Model) setModel(arg string) {
 	}
 	m.agent.SetModel(arg)
 	m.model = arg
+	m.ctxWindow = 0 // the new model's is known after its first request
 	m.note(noteInfo, "model: "+arg+" (from the next request)")
 }
 

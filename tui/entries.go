@@ -354,6 +354,7 @@ const (
 	noteWarn
 	noteError
 	noteInterrupted
+	noteCompact
 )
 
 type noteEntry struct {
@@ -380,6 +381,8 @@ func (e *noteEntry) render(rc *renderCtx) []string {
 		icon, style = "✗", st.Error
 	case noteInterrupted:
 		icon, style = "⏹", st.StatusInterrupted
+	case noteCompact:
+		icon, style = "⇣", st.Muted
 	default:
 		icon, style = "·", st.Muted
 	}

@@ -5,6 +5,7 @@ package tui
 // workspace, driven through a running Bubble Tea program.
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,9 @@ type flow struct {
 	p         *probe
 }
 
-func newFlow(t *testing.T, script string) *flow {
+// newFlow starts a UI session on the script; tweaks change the Worker's
+// configuration.
+func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.LoadScript(t, filepath.Join("..", "testdata", "e2e", script)))
 	dir := t.TempDir()
@@ -112,14 +115,18 @@ func newFlow(t *testing.T, script string) *flow {
 	reg.PreToolCall(policy.Hook())
 
 	bridge := NewBridge()
-	w := agent.New(agent.Config{
+	cfg := agent.Config{
 		Client:          agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "sk-test", MaxRetries: -1}),
 		Model:           "flow-model",
 		Tools:           toolbox,
 		Hooks:           reg,
 		OnEvent:         bridge.Send,
 		OnApproveAlways: policy.Remember,
-	})
+	}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
+	w := agent.New(cfg)
 	m := New(Options{
 		Agent:   w,
 		Bridge:  bridge,
@@ -281,4 +288,43 @@ func TestFlowApproveAlways(t *testing.T) {
 	if got := m.opts.Policy.(*approval.Policy).SessionRules(); len(got) != 1 || got[0] != "bash(go version *)" {
 		t.Errorf("session rules = %q", got)
 	}
+}
+
+func TestFlowCompact(t *testing.T) {
+	f := newFlow(t, "tui_compact.json", func(c *agent.Config) {
+		c.ContextWindow = func(context.Context, string) int { return 10000 }
+	})
+	if err := os.WriteFile(filepath.Join(f.workspace, "notes.txt"), []byte(strings.Repeat("ship on friday\n", 200)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.submit("read my notes")
+	f.p.waitText(t, "I read the notes.")
+	screen := f.p.waitFor(t, "the context use", func(s string) bool { return strings.Contains(s, "ctx 20%") })
+	if !strings.Contains(screen, "✓ read_file") {
+		t.Errorf("the read is not shown:\n%s", screen)
+	}
+
+	f.submit("/compact the deadline")
+	screen = f.p.waitText(t, "conversation compacted (/compact): summarized 3 messages")
+	if !strings.Contains(flatten(screen), "focus: the deadline") {
+		t.Errorf("the compaction line lacks the focus:\n%s", screen)
+	}
+	screen = f.p.waitFor(t, "the end of the compaction", func(s string) bool { return !strings.Contains(s, "esc to interrupt") })
+	if !strings.Contains(screen, "ctx 9%") {
+		t.Errorf("the status line does not show the smaller context:\n%s", screen)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(reqs[2].Messages[1].Content, "keep in particular: the deadline") {
+		t.Fatalf("%d requests; the last is not the summary request", len(reqs))
+	}
+
+	// The next turn sends the compacted conversation.
+	f.submit("when do we ship?")
+	f.p.waitText(t, "On Friday.")
+	reqs = f.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if len(last) != 3 || !strings.HasSuffix(last[0].Content, "The user had notes.txt read: ship on friday.") || last[1].Content != "I read the notes." {
+		t.Errorf("the request after /compact has %d messages: %.200q", len(last), last[0].Content)
+	}
+	f.quit()
 }

@@ -35,6 +35,10 @@ type fakeAgent struct {
 	model    string
 	outcomes []fakeOutcome // answers to Run and Resume, in order
 	ctxs     []context.Context
+	// compacts are the focuses Compact was called with; compactErr is
+	// its answer.
+	compacts   []string
+	compactErr error
 }
 
 type fakeOutcome struct {
@@ -90,6 +94,13 @@ func (f *fakeAgent) Resume(ctx context.Context, d []agent.Decision) (agent.Outco
 	f.resumes = append(f.resumes, d)
 	f.mu.Unlock()
 	return f.next(ctx)
+}
+
+func (f *fakeAgent) Compact(_ context.Context, focus string) (agent.Compacted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.compacts = append(f.compacts, focus)
+	return agent.Compacted{}, f.compactErr
 }
 
 func (f *fakeAgent) SetModel(m string) {
@@ -190,7 +201,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, eventsMsg, historySaveFailedMsg:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

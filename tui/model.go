@@ -39,6 +39,8 @@ type Agent interface {
 	Run(ctx context.Context, input string) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 	SetModel(model string)
+	// Compact compacts the conversation now (/compact).
+	Compact(ctx context.Context, focus string) (agent.Compacted, error)
 }
 
 // Policy is the part of the approval policy the UI changes and shows.
@@ -144,16 +146,18 @@ type Model struct {
 	dialogs    []dialog
 
 	// The run in progress.
-	applied      uint64      // events shown, as counted by the bridge
-	doneWaiting  *runDoneMsg // a run's end, waiting for its last events
-	running      bool
-	cancel       context.CancelFunc
-	interrupting bool
-	turnStart    time.Time
-	streaming    *assistantEntry
-	tools        map[string]*toolEntry
-	checks       *checksEntry
-	retry        string // "retry 1/3" while a turn-end check is being answered
+	applied     uint64      // events shown, as counted by the bridge
+	doneWaiting *runDoneMsg // a run's end, waiting for its last events
+	// compactWaiting is the end of /compact, waiting for its last events.
+	compactWaiting *compactDoneMsg
+	running        bool
+	cancel         context.CancelFunc
+	interrupting   bool
+	turnStart      time.Time
+	streaming      *assistantEntry
+	tools          map[string]*toolEntry
+	checks         *checksEntry
+	retry          string // "retry 1/3" while a turn-end check is being answered
 
 	queue []string // prompts typed while a turn runs, sent after it
 
@@ -162,6 +166,11 @@ type Model struct {
 	usage    chat.Usage // the session's total
 	ctxSize  int64      // prompt tokens of the last request
 	expanded bool       // tool output shown in full
+	// The conversation's size in tokens and the model's context window
+	// (0 when unknown), as the Worker last reported them; compacting is
+	// set while a compaction runs.
+	ctxUsed, ctxWindow int64
+	compacting         bool
 
 	spin         int
 	spinning     bool // a spinner tick is scheduled
@@ -261,6 +270,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.eventsArrived(msg), waitForEvents(m.bridge))
 	case runDoneMsg:
 		cmd = m.runDone(msg)
+	case compactDoneMsg:
+		cmd = m.compactDone(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case frameMsg:

@@ -29,9 +29,13 @@ func (m *Model) statusLine() string {
 	if m.usage.TotalTokens > 0 {
 		tok := tokens(m.usage.TotalTokens) + " tok"
 		parts = append(parts, part{tok, 3})
-		if m.ctxSize > 0 {
+		if m.ctxSize > 0 && m.ctxWindow == 0 {
 			parts[len(parts)-1].text += " (ctx " + tokens(m.ctxSize) + ")"
 		}
+	}
+	ctx := m.contextUse()
+	if ctx != "" {
+		parts = append(parts, part{ctx, 1})
 	}
 	if m.retry != "" {
 		parts = append(parts, part{m.retry, 0})
@@ -47,7 +51,7 @@ func (m *Model) statusLine() string {
 				continue
 			}
 			style := st.StatusBarValue
-			if p.text == m.retry {
+			if p.text == m.retry || (p.text == ctx && m.ctxUsed*100 >= contextWarn*m.ctxWindow) {
 				style = st.Warn
 			}
 			out = append(out, style.Render(p.text))
@@ -88,7 +92,20 @@ func (m *Model) statusKey() string {
 	}
 	return fmt.Sprint(m.width, m.theme.Name, m.quitting, m.interrupting, len(m.dialogs), approving, m.running,
 		m.streaming != nil, m.runningTool(), elapsed, spin, m.notice, m.checksRunning(),
-		m.model, m.mode, m.usage, m.ctxSize, m.retry, m.opts.Workdir)
+		m.model, m.mode, m.usage, m.ctxSize, m.ctxUsed, m.ctxWindow, m.compacting, m.retry, m.opts.Workdir)
+}
+
+// contextWarn is the context use, in percent of the window, from which
+// the status line shows it as a warning.
+const contextWarn = 80
+
+// contextUse is the conversation's share of the model's context window,
+// "ctx 45%", or "" when the window is not known.
+func (m *Model) contextUse() string {
+	if m.ctxWindow <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("ctx %d%%", m.ctxUsed*100/m.ctxWindow)
 }
 
 // activity says what the session is doing.
@@ -104,6 +121,9 @@ func (m *Model) activity() string {
 		if _, ok := m.dialogs[len(m.dialogs)-1].(*approvalDialog); ok {
 			return st.Warn.Render("? waiting for your approval")
 		}
+	case m.running && m.compacting:
+		elapsed := m.now().Sub(m.turnStart)
+		return spin + st.Muted.Render(" compacting the conversation "+formatElapsed(elapsed)) + st.Subtle.Render(" · esc to interrupt")
 	case m.running:
 		what := " working"
 		if m.streaming != nil {

@@ -17,6 +17,26 @@ const DefaultChunkSize = 4
 // by the next response, in order.
 type Script struct {
 	Responses []Response `json:"responses"`
+	// Rules answer the requests they match instead of the next response,
+	// which stays for the request after: a summary request of a
+	// compaction, whenever it comes.
+	Rules []Rule `json:"rules,omitempty"`
+	// Models are what GET /v1/models lists, as vLLM does (with each
+	// model's max_model_len); none by default.
+	Models []Model `json:"models,omitempty"`
+}
+
+// Rule answers every request whose last message contains a text.
+type Rule struct {
+	LastContains string   `json:"last_contains"`
+	Response     Response `json:"response"`
+}
+
+// Model is a model as vLLM's /v1/models lists it.
+type Model struct {
+	ID string `json:"id"`
+	// MaxModelLen is the model's context window in tokens.
+	MaxModelLen int `json:"max_model_len,omitempty"`
 }
 
 // Response is the answer to one request: a streamed assistant message, or a
@@ -44,6 +64,9 @@ type Response struct {
 	// Repeat makes this response answer every request from now on. It must
 	// be the last response of the script.
 	Repeat bool `json:"repeat,omitempty"`
+	// Times makes this response answer that many requests in a row (1
+	// when zero).
+	Times int `json:"times,omitempty"`
 }
 
 // ToolCall is one call in a scripted reply. An empty ID is left out of the
@@ -77,6 +100,10 @@ type Fault struct {
 	// Body is the error message of an error answer; when it is a JSON
 	// object it is sent verbatim instead.
 	Body string `json:"body,omitempty"`
+	// Type and Code replace the error type and code OpenAI gives for the
+	// status, e.g. "invalid_request_error" and "context_length_exceeded".
+	Type string `json:"type,omitempty"`
+	Code string `json:"code,omitempty"`
 	// CutAfter sends that many frames, then drops the connection.
 	CutAfter *int `json:"cut_after,omitempty"`
 	// StallAfter sends that many frames, then blocks.
@@ -140,6 +167,17 @@ func (s Script) Validate() error {
 	if len(s.Responses) == 0 {
 		return errors.New("llmtest: script has no responses")
 	}
+	for i, r := range s.Rules {
+		if r.LastContains == "" {
+			return fmt.Errorf("llmtest: rule %d: last_contains is empty", i)
+		}
+		if err := r.Response.validate(); err != nil {
+			return fmt.Errorf("llmtest: rule %d: %w", i, err)
+		}
+		if r.Response.Repeat || r.Response.Times != 0 {
+			return fmt.Errorf("llmtest: rule %d: a rule answers every request it matches: no repeat or times", i)
+		}
+	}
 	for i, r := range s.Responses {
 		if err := r.validate(); err != nil {
 			return fmt.Errorf("llmtest: response %d: %w", i, err)
@@ -154,6 +192,9 @@ func (s Script) Validate() error {
 func (r Response) validate() error {
 	if r.ChunkSize < 0 {
 		return fmt.Errorf("negative chunk_size %d", r.ChunkSize)
+	}
+	if r.Times < 0 || (r.Times != 0 && r.Repeat) {
+		return errors.New("times must be positive, and not with repeat")
 	}
 	for i, c := range r.ToolCalls {
 		if c.Name == "" {
@@ -177,8 +218,8 @@ func (r Response) validate() error {
 		return errors.New("fault has more than one of status, cut_after, stall_after")
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("fault status %d is not an HTTP error", f.Status)
-	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != ""):
-		return errors.New("retry_after, retry_after_ms and body need a fault status")
+	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != "" || f.Type != "" || f.Code != ""):
+		return errors.New("retry_after, retry_after_ms, body, type and code need a fault status")
 	case f.CutAfter != nil && *f.CutAfter < 0, f.StallAfter != nil && *f.StallAfter < 0:
 		return errors.New("negative frame count")
 	}

@@ -16,10 +16,20 @@
 //	  {"content": "Still wrong.", "repeat": true}
 //	]}
 //
+// A response with "times": N answers N requests in a row. Rules answer,
+// out of sequence, every request whose last message contains a text
+// (a compaction's summary request, whenever it comes):
+//
+//	{"rules": [{"last_contains": "<conversation>", "response": {"content": "The summary."}}],
+//	 "responses": [{"tool_calls": [...], "times": 200}, {"content": "Done."}]}
+//
 // A request the script has no response for is answered with a 500 (with
 // x-should-retry: false) and fails the test when the server is cleaned
 // up; so does a request the server cannot decode or a request to any
-// other endpoint. Non-streaming requests are answered with a 400.
+// other endpoint, except those a client asks to learn a model's context
+// window: GET /v1/models lists the script's Models (none by default),
+// and llama.cpp's /props and Ollama's /api/show are not found, as on
+// OpenAI's API. Non-streaming requests are answered with a 400.
 package llmtest
 
 import (
@@ -47,7 +57,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	next     int // the response for the next streaming request
+	used     int // the requests the response at next has answered
 	requests []Request
+	probes   []string // "GET /v1/models", ...
 	stalls   int
 	errs     []string
 	changed  chan struct{} // closed and replaced on every change
@@ -87,6 +99,9 @@ func NewServer(tb testing.TB, s Script) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", srv.chatCompletions)
+	mux.HandleFunc("GET /v1/models", srv.models)
+	mux.HandleFunc("GET /props", srv.notFound)
+	mux.HandleFunc("POST /api/show", srv.notFound)
 	mux.HandleFunc("/", srv.unexpected)
 	srv.srv = httptest.NewServer(mux)
 	tb.Cleanup(srv.close)
@@ -102,6 +117,14 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Probes returns the requests made to learn a model's context window
+// ("GET /v1/models", "GET /props", "POST /api/show"), in order.
+func (s *Server) Probes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.probes...)
 }
 
 // WaitRequests waits until at least n requests have been received.
@@ -163,6 +186,29 @@ func (s *Server) unexpected(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, "llmtest: no endpoint "+r.Method+" "+r.URL.Path, "invalid_request_error", nil)
 }
 
+// models lists the script's models, as vLLM does.
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	s.probe(r)
+	data := s.script.Models
+	if data == nil {
+		data = []Model{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(encode(map[string]any{"object": "list", "data": data}))
+}
+
+// notFound answers a route of another kind of server, as OpenAI does.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.probe(r)
+	writeError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", nil)
+}
+
+func (s *Server) probe(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.probes = append(s.probes, r.Method+" "+r.URL.Path)
+}
+
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -177,7 +223,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	resp, scripted := Response{}, false
 	if err == nil && req.Stream {
-		resp, scripted = s.take()
+		resp, scripted = s.take(req)
 	}
 	s.notify()
 	s.mu.Unlock()
@@ -210,13 +256,23 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	s.serveStream(w, r, st.frames(resp), resp.Fault)
 }
 
-// take returns the next scripted response; s.mu must be held.
-func (s *Server) take() (Response, bool) {
+// take returns the response for req: a rule's that matches it, else the
+// next of the sequence; s.mu must be held.
+func (s *Server) take(req Request) (Response, bool) {
+	if n := len(req.Messages); n > 0 {
+		for _, rule := range s.script.Rules {
+			if strings.Contains(req.Messages[n-1].Content, rule.LastContains) {
+				return rule.Response, true
+			}
+		}
+	}
 	rs := s.script.Responses
 	if s.next < len(rs) {
 		r := rs[s.next]
-		if !r.Repeat {
+		s.used++
+		if !r.Repeat && s.used >= max(r.Times, 1) {
 			s.next++
+			s.used = 0
 		}
 		return r, true
 	}
@@ -290,6 +346,12 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 	msg, typ, code := defaultError(f.Status)
 	if f.Body != "" {
 		msg = f.Body
+	}
+	if f.Type != "" {
+		typ = f.Type
+	}
+	if f.Code != "" {
+		code = f.Code
 	}
 	writeError(w, f.Status, msg, typ, code)
 }

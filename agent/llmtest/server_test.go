@@ -404,7 +404,7 @@ func TestServerReportsBadRequests(t *testing.T) {
 	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != 400 || !strings.Contains(string(body), "only streaming") {
 		t.Errorf("non-streaming: status %d, body %s", resp.StatusCode, body)
 	}
-	other, err := http.Get(srv.URL() + "/models")
+	other, err := http.Get(srv.URL() + "/embeddings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,8 +418,64 @@ func TestServerReportsBadRequests(t *testing.T) {
 	}
 	tb.runCleanups()
 	if len(tb.errors) != 2 || !strings.Contains(tb.errors[0], "decode request") ||
-		!strings.Contains(tb.errors[1], "unexpected request GET /v1/models") {
+		!strings.Contains(tb.errors[1], "unexpected request GET /v1/embeddings") {
 		t.Errorf("errors at cleanup = %q", tb.errors)
+	}
+}
+
+func TestServerAnswersContextWindowProbes(t *testing.T) {
+	get := func(srv *Server, method, path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, srv.srv.URL+path, strings.NewReader(`{"model":"m"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	srv := NewServer(t, NewScript(Text("unused")))
+	if code, body := get(srv, "GET", "/v1/models"); code != 200 || body != `{"data":[],"object":"list"}` {
+		t.Errorf("models: %d %s", code, body)
+	}
+	for _, p := range []string{"GET /props", "POST /api/show"} {
+		method, path, _ := strings.Cut(p, " ")
+		if code, _ := get(srv, method, path); code != 404 {
+			t.Errorf("%s: status %d, want 404", p, code)
+		}
+	}
+	if got := srv.Probes(); !slices.Equal(got, []string{"GET /v1/models", "GET /props", "POST /api/show"}) {
+		t.Errorf("probes = %q", got)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d chat requests recorded", n)
+	}
+
+	s, err := ParseScript([]byte(`{"responses":[{"content":"x"}],"models":[{"id":"qwen","max_model_len":8192}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = NewServer(t, s)
+	if code, body := get(srv, "GET", "/v1/models"); code != 200 || body != `{"data":[{"id":"qwen","max_model_len":8192}],"object":"list"}` {
+		t.Errorf("models: %d %s", code, body)
+	}
+}
+
+func TestFaultTypeAndCode(t *testing.T) {
+	s, err := ParseScript([]byte(`{"responses":[{"fault":{"status":400,"body":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(t, s)
+	resp := post(t, t.Context(), srv, `{"model":"m","messages":[],"stream":true}`)
+	b, _ := io.ReadAll(resp.Body)
+	want := `{"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 8192 tokens.","param":null,"type":"invalid_request_error"}}`
+	if resp.StatusCode != 400 || string(b) != want {
+		t.Errorf("answer = %d %s\nwant %s", resp.StatusCode, b, want)
+	}
+	if _, err := ParseScript([]byte(`{"responses":[{"fault":{"cut_after":1,"code":"x"}}]}`)); err == nil || !strings.Contains(err.Error(), "need a fault status") {
+		t.Errorf("code without status: %v", err)
 	}
 }
 
@@ -581,5 +637,50 @@ func (f *fakeTB) runCleanups() {
 	f.mu.Unlock()
 	for _, fn := range slices.Backward(fns) {
 		fn()
+	}
+}
+
+func TestTimesAndRules(t *testing.T) {
+	s, err := ParseScript([]byte(`{
+		"rules": [{"last_contains": "<conversation>", "response": {"content": "summary"}}],
+		"responses": [{"content": "again", "times": 3}, {"content": "last"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(t, s)
+	ask := func(last string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"user","content":%q}],"stream":true}`, last)
+		resp := post(t, t.Context(), srv, body)
+		b, _ := io.ReadAll(resp.Body)
+		var text strings.Builder
+		for _, line := range strings.Split(string(b), "\n") {
+			var c struct {
+				Choices []struct {
+					Delta struct{ Content string } `json:"delta"`
+				} `json:"choices"`
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok && json.Unmarshal([]byte(data), &c) == nil && len(c.Choices) > 0 {
+				text.WriteString(c.Choices[0].Delta.Content)
+			}
+		}
+		return text.String()
+	}
+	var got []string
+	for _, last := range []string{"a", "b", "here is the <conversation> to sum up", "c", "d"} {
+		got = append(got, ask(last))
+	}
+	if want := []string{"again", "again", "summary", "again", "last"}; !slices.Equal(got, want) {
+		t.Errorf("answers = %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		`{"responses":[{"content":"x","times":-1}]}`,
+		`{"responses":[{"content":"x","times":2,"repeat":true}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"last_contains":"","response":{"content":"y"}}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"last_contains":"a","response":{"content":"y","times":2}}]}`,
+	} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("ParseScript(%s) accepted it", bad)
+		}
 	}
 }

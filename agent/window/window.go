@@ -7,6 +7,7 @@ package window
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,7 +58,8 @@ const probeTimeout = 5 * time.Second
 
 // Lookup returns the model's context window, or a zero Window when
 // nothing knows it. Probes that fail are skipped; only a canceled ctx
-// stops the lookup.
+// stops the lookup. The server's answer is cached, its silence too (the
+// table answers then).
 func Lookup(ctx context.Context, o Options) Window {
 	if n, ok := o.Configured[o.Model]; ok && n > 0 {
 		return Window{Tokens: n, Source: "config"}
@@ -70,14 +72,17 @@ func Lookup(ctx context.Context, o Options) Window {
 		now = o.Now
 	}
 	key := o.BaseURL + "\x00" + o.Model
-	if w, ok := readCache(o.CacheFile, key, now()); ok {
-		return w
-	}
-	if o.BaseURL != "" {
-		if w := probe(ctx, o); w.Known() {
+	w, cached := readCache(o.CacheFile, key, now())
+	if !cached && o.BaseURL != "" {
+		w = probe(ctx, o)
+		if ctx.Err() == nil {
+			// A server that says nothing is remembered too, so that it is
+			// not asked again every session.
 			writeCache(o.CacheFile, key, w, now())
-			return w
 		}
+	}
+	if w.Known() {
+		return w
 	}
 	return fromTable(o.Model)
 }
@@ -149,7 +154,10 @@ func fromLlamaProps(ctx context.Context, c *http.Client, o Options, _, root stri
 	if err := getJSON(ctx, c, http.MethodGet, root+"/props", o.APIKey, nil, &body); err != nil {
 		return Window{}
 	}
-	if n := max(body.Settings.NCtx, body.NCtx); n > 0 {
+	// default_generation_settings.n_ctx is a slot's: with -np 4, a
+	// quarter of the -c the server was started with. A request must fit
+	// one slot.
+	if n := cmp.Or(body.Settings.NCtx, body.NCtx); n > 0 {
 		return Window{Tokens: n, Source: "server /props n_ctx"}
 	}
 	return Window{}
@@ -267,6 +275,8 @@ type cacheEntry struct {
 	At time.Time `json:"at"`
 }
 
+// readCache returns the cached answer of a server for key, which is a
+// zero Window when the server said nothing, and whether there is one.
 func readCache(file, key string, now time.Time) (Window, bool) {
 	if file == "" {
 		return Window{}, false
@@ -280,7 +290,7 @@ func readCache(file, key string, now time.Time) (Window, bool) {
 		return Window{}, false
 	}
 	e, ok := c[key]
-	if !ok || now.Sub(e.At) > cacheTTL || now.Before(e.At) || !e.Known() {
+	if !ok || now.Sub(e.At) > cacheTTL || now.Before(e.At) {
 		return Window{}, false
 	}
 	return e.Window, true

@@ -139,6 +139,43 @@ func TestServerAnswersAreCachedForADay(t *testing.T) {
 	}
 }
 
+func TestServerSilenceIsCachedToo(t *testing.T) {
+	// An OpenAI-compatible proxy that lists models without their size:
+	// asked once a day, not at every session.
+	srv, hits := server(t, map[string]string{"GET /v1/models": `{"data":[{"id":"gpt-4o"}]}`})
+	o := Options{Model: "gpt-4o", BaseURL: srv.URL + "/v1", CacheFile: filepath.Join(t.TempDir(), "windows.json"), Now: func() time.Time { return now }}
+	for range 3 {
+		if w := Lookup(context.Background(), o); w.Tokens != 128000 || !strings.Contains(w.Source, "table") {
+			t.Fatalf("Lookup = %+v", w)
+		}
+	}
+	if n := hits.Load(); n != 3 {
+		t.Errorf("%d requests, want 3 (one probe of each kind, once)", n)
+	}
+}
+
+func TestACancelledProbeIsNotCached(t *testing.T) {
+	srv, hits := server(t, map[string]string{"GET /v1/models": `{"data":[{"id":"m","max_model_len":4000}]}`})
+	o := Options{Model: "m", BaseURL: srv.URL + "/v1", CacheFile: filepath.Join(t.TempDir(), "windows.json"), Now: func() time.Time { return now }}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if w := Lookup(ctx, o); w.Known() {
+		t.Errorf("cancelled Lookup = %+v", w)
+	}
+	if w := Lookup(context.Background(), o); w.Tokens != 4000 {
+		t.Errorf("Lookup after a cancelled one = %+v (%d requests)", w, hits.Load())
+	}
+}
+
+func TestLlamaCppSlotWindowWins(t *testing.T) {
+	srv, _ := server(t, map[string]string{
+		"GET /props": `{"default_generation_settings":{"n_ctx":8192},"n_ctx":32768,"total_slots":4}`,
+	})
+	if w := Lookup(context.Background(), Options{Model: "m", BaseURL: srv.URL + "/v1"}); w.Tokens != 8192 {
+		t.Errorf("Lookup = %+v, want the slot's 8192", w)
+	}
+}
+
 func TestAuthorizationIsSent(t *testing.T) {
 	var got atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

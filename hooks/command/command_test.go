@@ -154,6 +154,14 @@ func TestInputs(t *testing.T) {
 			reg.RunAbort(ctx, &hooks.AbortInput{Reason: "user pressed ctrl+c", Err: errors.New("context canceled")}, nil)
 		},
 		want: `{"event":"on_abort","reason":"user pressed ctrl+c","error":"context canceled"}`,
+	}, {
+		event: "pre_compact",
+		run: func(reg *hooks.Registry) {
+			reg.RunPreCompact(ctx, &hooks.CompactInput{Trigger: hooks.CompactManual, Focus: "the API", Summary: "Asked: list files.",
+				Messages: msgs, Replaced: 3, Pruned: 1, Tokens: 9000, After: 1200, Window: 10000}, nil)
+		},
+		want: `{"event":"pre_compact","trigger":"manual","focus":"the API","summary":"Asked: list files.","replaced":3,"pruned":1,` +
+			`"tokens":9000,"tokens_after":1200,"window":10000,"messages":` + wantMsgs + `}`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.event, func(t *testing.T) {
@@ -252,6 +260,49 @@ func TestPreLLMRequest(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("result = %+v, want %+v (trace %s)", got, tt.want, &tr)
+			}
+		})
+	}
+}
+
+func TestPreCompact(t *testing.T) {
+	const summary = "Asked: fix the test. Changed: a.go."
+	tests := []struct {
+		name, script string
+		before       string // the summary given to the hook ("" when only pruning)
+		want         hooks.CompactResult
+		summary      string // the summary afterwards
+		err          string
+	}{
+		{name: "no output", script: `true`, before: summary, summary: summary},
+		{name: "continue", script: `echo '{"action":"continue"}'`, before: summary, summary: summary},
+		{name: "cancel", script: `echo '{"action":"cancel","reason":"keep everything"}'`, before: summary,
+			want: hooks.CompactResult{Action: hooks.CompactCancel, Reason: "keep everything"}, summary: summary},
+		{name: "exit 2", script: `echo 'not during a release' >&2; exit 2`, before: summary,
+			want: hooks.CompactResult{Action: hooks.CompactCancel, Reason: "not during a release"}, summary: summary},
+		{name: "replace summary", script: `jq -c '{action: "continue", summary: (.summary + " Ticket: T-12.")}'`, before: summary,
+			summary: summary + " Ticket: T-12."},
+		{name: "summary when only pruning", script: `echo '{"action":"continue","summary":"x"}'`},
+		{name: "empty summary", script: `echo '{"action":"continue","summary":" "}'`, before: summary, summary: summary, err: `"summary" is empty`},
+		{name: "invalid action", script: `echo '{"action":"skip"}'`, before: summary, summary: summary, err: `invalid action "skip" for pre_compact (want continue or cancel)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.script, "jq") {
+				needJQ(t)
+			}
+			reg, _ := setup(t, "pre_compact", sh(tt.script))
+			in := &hooks.CompactInput{Trigger: hooks.CompactAuto, Summary: tt.before}
+			var tr hooktest.Trace
+			got := reg.RunPreCompact(ctx, in, tr.Record)
+			if tt.err != "" {
+				contains(t, failure(t, &tr), tt.err) // and it fails open
+			}
+			if got != tt.want {
+				t.Errorf("result = %+v, want %+v (trace %s)", got, tt.want, &tr)
+			}
+			if in.Summary != tt.summary {
+				t.Errorf("summary = %q, want %q", in.Summary, tt.summary)
 			}
 		})
 	}
@@ -705,7 +756,7 @@ func TestRegisterValidation(t *testing.T) {
 		spec  command.Spec
 		err   string
 	}{
-		{"pre_tool", command.Spec{Name: "x", Command: ok}, `command hook "x" (pre_tool): unknown hook event "pre_tool" (want on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call, on_turn_end or on_abort)`},
+		{"pre_tool", command.Spec{Name: "x", Command: ok}, `command hook "x" (pre_tool): unknown hook event "pre_tool" (want on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call, on_turn_end, on_abort or pre_compact)`},
 		{"on_turn_end", command.Spec{Command: ok}, `command hook (on_turn_end): "name" is required`},
 		{"on_turn_end", command.Spec{Name: "x"}, "command is empty"},
 		{"on_turn_end", command.Spec{Name: "x", Command: command.Shell("  ")}, "command is empty"},
@@ -759,7 +810,7 @@ func TestRegisterAllErrors(t *testing.T) {
 	}
 	want := `hooks.pre_tool_call[0]: "name" is required
 hooks.on_turn_end[1] "tests": timeout "soon": time: invalid duration "soon"
-hooks.after_tool: unknown hook event "after_tool" (want on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call, on_turn_end or on_abort)`
+hooks.after_tool: unknown hook event "after_tool" (want on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call, on_turn_end, on_abort or pre_compact)`
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}

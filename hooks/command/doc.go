@@ -57,6 +57,11 @@
 //	                  continue_with_messages rounds already spent,
 //	                  "messages": the conversation
 //	on_abort          "reason", "error" (if the run ended on an error)
+//	pre_compact       "trigger" (auto, overflow or manual), "focus",
+//	                  "summary" ("" when only old tool outputs are
+//	                  pruned), "replaced", "pruned", "tokens",
+//	                  "tokens_after", "window" (0 when unknown),
+//	                  "messages": the conversation after the compaction
 //
 // # Output
 //
@@ -76,6 +81,8 @@
 //	                  for continue_with_messages: strings (user messages)
 //	                  or {"role": "user"|"system", "content"} objects
 //	on_abort          stdout is not read
+//	pre_compact       continue | cancel;  "summary": replacement text of
+//	                  the summary (ignored when there is none)
 //
 // "action" is required. Replacements are applied only when the hook
 // succeeds. Unknown fields are ignored. An action that is not one of the
@@ -93,6 +100,7 @@
 //	on_turn_end       continue_with_messages with STDERR as one user
 //	                  message (a Claude Code Stop hook's retry)
 //	on_abort          a failure: nothing can be blocked
+//	pre_compact       cancel: the conversation is left as it is
 //
 // Any other exit status, a signal, a timeout, too much output or a command
 // that cannot start makes the hook fail; the error names the exit status

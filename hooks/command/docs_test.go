@@ -119,3 +119,16 @@ func TestDocsCheck(t *testing.T) {
 		t.Errorf("after the fix: got %+v", got)
 	}
 }
+
+func TestDocsRememberTicket(t *testing.T) {
+	needJQ(t)
+	reg, _ := setup(t, "pre_compact", command.Spec{Name: "ticket", Command: fixture(t, "remember-ticket.sh")})
+	in := &hooks.CompactInput{Trigger: hooks.CompactAuto, Summary: "## Requests\nFix the parser."}
+	var tr hooktest.Trace
+	if got := reg.RunPreCompact(ctx, in, tr.Record); got != (hooks.CompactResult{}) {
+		t.Errorf("got %+v (trace %s)", got, &tr)
+	}
+	if want := "## Requests\nFix the parser.\nThe work is for ticket T-1234."; in.Summary != want {
+		t.Errorf("summary = %q, want %q", in.Summary, want)
+	}
+}

@@ -71,6 +71,19 @@ type turnEndInput struct {
 	Messages []wireMessage `json:"messages"`
 }
 
+type compactInput struct {
+	header
+	Trigger     hooks.CompactTrigger `json:"trigger"`
+	Focus       string               `json:"focus,omitempty"`
+	Summary     string               `json:"summary"`
+	Replaced    int                  `json:"replaced"`
+	Pruned      int                  `json:"pruned"`
+	Tokens      int64                `json:"tokens"`
+	TokensAfter int64                `json:"tokens_after"`
+	Window      int64                `json:"window"`
+	Messages    []wireMessage        `json:"messages"`
+}
+
 type abortInput struct {
 	header
 	Reason string `json:"reason"`
@@ -122,6 +135,7 @@ type output struct {
 	Arguments json.RawMessage `json:"arguments"` // pre_tool_call
 	Output    *string         `json:"output"`    // post_tool_call
 	Messages  json.RawMessage `json:"messages"`  // on_turn_end
+	Summary   *string         `json:"summary"`   // pre_compact
 }
 
 // decodeOutput parses stdout: nothing (white space only) gives ok false;
@@ -409,6 +423,39 @@ func parseMessages(raw json.RawMessage) ([]chat.Message, error) {
 		msgs[i] = chat.Message{Role: m.Role, Content: m.Content}
 	}
 	return msgs, nil
+}
+
+func (r *runner) compact(ctx context.Context, in *hooks.CompactInput) (hooks.CompactResult, error) {
+	x, err := r.run(ctx, compactInput{
+		header: r.header(), Trigger: in.Trigger, Focus: in.Focus, Summary: in.Summary,
+		Replaced: in.Replaced, Pruned: in.Pruned, Tokens: in.Tokens, TokensAfter: in.After, Window: in.Window,
+		Messages: toWireMessages(in.Messages),
+	})
+	if err != nil {
+		return hooks.CompactResult{}, err
+	}
+	if x.blocked {
+		return hooks.CompactResult{Action: hooks.CompactCancel, Reason: r.blockReason(x)}, nil
+	}
+	out, ok, err := decodeOutput(x.stdout)
+	if !ok {
+		return hooks.CompactResult{}, err
+	}
+	act, err := parseAction(r.event, out.Action,
+		choice[hooks.CompactAction]{"continue", hooks.CompactContinue},
+		choice[hooks.CompactAction]{"cancel", hooks.CompactCancel})
+	if err != nil {
+		return hooks.CompactResult{}, err
+	}
+	if out.Summary != nil {
+		if strings.TrimSpace(*out.Summary) == "" {
+			return hooks.CompactResult{}, errors.New(`stdout: "summary" is empty (use action "cancel" to keep the conversation as it is)`)
+		}
+		if in.Summary != "" {
+			in.Summary = *out.Summary
+		}
+	}
+	return hooks.CompactResult{Action: act, Reason: out.Reason}, nil
 }
 
 func (r *runner) abort(ctx context.Context, in *hooks.AbortInput) (struct{}, error) {

@@ -131,7 +131,7 @@ var strippedEnv = []string{"OPENAI_API_KEY"}
 
 // Register validates spec and registers it as a hook of event, one of
 // on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call,
-// on_turn_end and on_abort. Nothing is registered when it returns an error.
+// on_turn_end, on_abort and pre_compact. Nothing is registered when it returns an error.
 func Register(reg *hooks.Registry, event string, spec Spec, opts Options) error {
 	add, err := prepare(event, spec, opts)
 	if ev, ok := lookupEvent(event); err == nil && ok && slices.Contains(reg.Names(ev), spec.Name) {
@@ -272,6 +272,8 @@ func prepare(event string, spec Spec, opts Options) (func(*hooks.Registry), erro
 			reg.OnTurnEnd(hook(spec, timeout, policy, r.turnEnd))
 		case hooks.OnAbort:
 			reg.OnAbort(hook(spec, timeout, policy, r.abort))
+		case hooks.PreCompact:
+			reg.PreCompact(hook(spec, timeout, policy, r.compact))
 		}
 	}, nil
 }
@@ -289,7 +291,7 @@ func hook[In, Out any](spec Spec, timeout time.Duration, policy hooks.ErrorPolic
 
 var allEvents = []hooks.Event{
 	hooks.OnPromptSubmit, hooks.PreLLMRequest, hooks.PreToolCall,
-	hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort,
+	hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort, hooks.PreCompact,
 }
 
 // lookupEvent maps a snake_case event name to its event.

@@ -49,6 +49,11 @@ func TurnEnd(name string, f func(*hooks.TurnEndInput) hooks.TurnEndResult) hooks
 	return hook(name, f)
 }
 
+// Compact returns a pre_compact hook that calls f.
+func Compact(name string, f func(*hooks.CompactInput) hooks.CompactResult) hooks.Hook[hooks.CompactInput, hooks.CompactResult] {
+	return hook(name, f)
+}
+
 // Abort returns an on_abort hook that calls f.
 func Abort(name string, f func(*hooks.AbortInput)) hooks.Hook[hooks.AbortInput, struct{}] {
 	if f == nil {

@@ -65,6 +65,14 @@ type Config struct {
 	// Redact configures the redaction of secrets from tool results, e.g.
 	// {"disable": ["jwt"]}.
 	Redact redact.Settings `json:"redact,omitempty"`
+	// ContextWindow gives the models' context windows, which tackle
+	// otherwise asks the server or finds in a table of well-known models.
+	ContextWindow ContextWindow `json:"context_window,omitempty"`
+	// CompactThreshold and CompactKeepTurns configure compaction: the
+	// share of the window a request may fill before it, and the latest
+	// turns it keeps as they were (zero: the defaults).
+	CompactThreshold Threshold `json:"compact_threshold,omitempty"`
+	CompactKeepTurns KeepTurns `json:"compact_keep_turns,omitempty"`
 
 	// Path is the file the config was read from ("" when there was none).
 	Path string `json:"-"`

@@ -61,3 +61,28 @@ func TestUserPath(t *testing.T) {
 		t.Error("UserPath without HOME succeeded")
 	}
 }
+
+func TestContextSettings(t *testing.T) {
+	c, err := Parse([]byte(`{"context_window": 32768, "compact_threshold": 0.7, "compact_keep_turns": 2}`))
+	if err != nil || c.ContextWindow["*"] != 32768 || len(c.ContextWindow) != 1 || c.CompactThreshold != 0.7 || c.CompactKeepTurns != 2 {
+		t.Fatalf("Parse = %+v, %v", c, err)
+	}
+	c, err = Parse([]byte(`{"context_window": {"qwen3-coder": 65536, "*": 8192}}`))
+	if err != nil || c.ContextWindow["qwen3-coder"] != 65536 || c.ContextWindow["*"] != 8192 {
+		t.Fatalf("by model: %+v, %v", c.ContextWindow, err)
+	}
+	for body, want := range map[string]string{
+		`{"context_window": -1}`:                 "field context_window: want a whole number of tokens above 0, got -1",
+		`{"context_window": {"m": 0}}`:           `field context_window: "m": want a whole number of tokens above 0, got 0`,
+		`{"context_window": "32k"}`:              `field context_window: want a whole number of tokens above 0, got "32k"`,
+		`{"context_window": [1]}`:                "field context_window: want a whole number of tokens above 0, got [1]",
+		`{"compact_threshold": 85}`:              "field compact_threshold: want a share of the context window above 0 and at most 1, such as 0.85, got 85",
+		`{"compact_keep_turns": 0}`:              "field compact_keep_turns: want a whole number of turns, at least 1, got 0",
+		`{"context_window": {"a": 1, "b": "x"}}`: `field context_window: "b": want a whole number of tokens above 0, got "x"`,
+		`{"compact_treshold": 0.5}`:              `field "compact_treshold": unknown field (did you mean "compact_threshold"?)`,
+	} {
+		if _, err := Parse([]byte(body)); err == nil || err.Error() != want {
+			t.Errorf("Parse(%s) = %v\nwant %s", body, err, want)
+		}
+	}
+}

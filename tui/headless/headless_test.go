@@ -162,3 +162,44 @@ func TestJSONPrinterPrintsOneObject(t *testing.T) {
 		t.Errorf("invalid arguments are not kept as a string: %s", got.ToolCalls[0].Arguments)
 	}
 }
+
+func TestPrinterReportsCompactions(t *testing.T) {
+	started := agent.CompactStarted{Trigger: hooks.CompactAuto, Tokens: 9100, Window: 10000}
+	done := agent.Compacted{
+		Trigger: hooks.CompactAuto, Messages: []chat.Message{chat.UserMessage("summary")},
+		Summary: "The user asked for X.", Replaced: 12, Pruned: 3, Before: 9100, After: 2000, Window: 10000,
+	}
+
+	var out, errw bytes.Buffer
+	p := NewPrinter(Text, &out, &errw)
+	p.Event(started)
+	p.Event(done)
+	want := "⇣ compacting the conversation (≈9100 tokens, 91% of the model's 10000-token window)\n" +
+		"⇣ compacted the conversation: summarized 12 messages and pruned 3 old tool outputs: ≈9100 → ≈2000 tokens (20% of the window)\n"
+	if out.Len() != 0 || errw.String() != want {
+		t.Errorf("text: stdout %q, stderr %q\nwant stderr %q", out.String(), errw.String(), want)
+	}
+
+	out.Reset()
+	p = NewPrinter(StreamJSON, &out, &errw)
+	p.Event(done)
+	if want := `{"type":"compaction","trigger":"auto","summary":"The user asked for X.","replaced":12,"pruned":3,"tokens_before":9100,"tokens_after":2000,"window":10000,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}` + "\n"; out.String() != want {
+		t.Errorf("stream-json = %s\nwant          %s", out.String(), want)
+	}
+
+	out.Reset()
+	p = NewPrinter(JSON, &out, &errw)
+	p.Event(done)
+	if err := p.Finish(Result{Outcome: agent.Outcome{Status: agent.StatusFinished}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Compactions []map[string]any `json:"compactions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Compactions) != 1 || res.Compactions[0]["replaced"] != 12.0 || res.Compactions[0]["summary"] != "The user asked for X." {
+		t.Errorf("json compactions = %v", res.Compactions)
+	}
+}

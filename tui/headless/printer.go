@@ -29,6 +29,7 @@ type Printer struct {
 	calls     []callRecord
 	byID      map[string]int
 	decisions []hooks.Decision
+	compacted []compaction
 	warnings  []string
 	err       error // a write error on stdout, reported by Finish
 }
@@ -44,6 +45,17 @@ type callRecord struct {
 	Status     string `json:"status,omitempty"`
 	Result     string `json:"result,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+}
+
+// compaction is a compaction as the json format reports it.
+type compaction struct {
+	Trigger  hooks.CompactTrigger `json:"trigger"`
+	Replaced int                  `json:"replaced"`
+	Pruned   int                  `json:"pruned"`
+	Summary  string               `json:"summary,omitempty"`
+	Before   int64                `json:"tokens_before"`
+	After    int64                `json:"tokens_after"`
+	Window   int64                `json:"window,omitempty"`
 }
 
 // NewPrinter returns a Printer for format writing to stdout and stderr.
@@ -98,6 +110,11 @@ func (p *Printer) collect(e agent.Event) {
 		p.calls[i].DurationMS = e.Duration.Milliseconds()
 	case agent.HookDecision:
 		p.decisions = append(p.decisions, e.Decision)
+	case agent.Compacted:
+		p.compacted = append(p.compacted, compaction{
+			Trigger: e.Trigger, Replaced: e.Replaced, Pruned: e.Pruned, Summary: e.Summary,
+			Before: e.Before, After: e.After, Window: e.Window,
+		})
 	case agent.Warning:
 		p.warnings = append(p.warnings, e.Message)
 	}
@@ -153,6 +170,10 @@ func (p *Printer) text(e agent.Event) {
 		fmt.Fprintf(p.stderr, "  %s %s%s\n", e.Check, checkMark(e.Status, e.Problems), paren(e.Summary))
 	case agent.ModelRetry:
 		fmt.Fprintf(p.stderr, "  model request failed (%s); retrying in %s\n", e.Err, e.Wait.Round(time.Millisecond))
+	case agent.CompactStarted:
+		fmt.Fprintf(p.stderr, "⇣ compacting the conversation (%s)\n", compactWhy(e))
+	case agent.Compacted:
+		fmt.Fprintf(p.stderr, "⇣ compacted the conversation: %s\n", e.Describe())
 	case agent.Warning:
 		fmt.Fprintf(p.stderr, "tackle: warning: %s\n", e.Message)
 	}
@@ -181,6 +202,7 @@ type jsonResult struct {
 	HookFailures  int              `json:"hook_failures,omitempty"`
 	ToolCalls     []callRecord     `json:"tool_calls"`
 	HookDecisions []hooks.Decision `json:"hook_decisions"`
+	Compactions   []compaction     `json:"compactions,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
 	Usage         chat.Usage       `json:"usage"`
 }
@@ -205,6 +227,7 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 			HookFailures:  r.Outcome.HookFailures,
 			ToolCalls:     p.calls,
 			HookDecisions: p.decisions,
+			Compactions:   p.compacted,
 			Warnings:      p.warnings,
 			Usage:         r.Outcome.Usage,
 		}
@@ -273,6 +296,19 @@ func checkMark(status string, problems int) string {
 		return "– skipped"
 	}
 	return "! " + status
+}
+
+// compactWhy says why a compaction started.
+func compactWhy(e agent.CompactStarted) string {
+	switch {
+	case e.Trigger == hooks.CompactOverflow:
+		return "the server said the request is too long for the model"
+	case e.Trigger == hooks.CompactManual:
+		return "asked for"
+	case e.Window > 0:
+		return fmt.Sprintf("≈%d tokens, %d%% of the model's %d-token window", e.Tokens, e.Tokens*100/e.Window, e.Window)
+	}
+	return fmt.Sprintf("≈%d tokens", e.Tokens)
 }
 
 func resultNote(r chat.ToolResult) string {
