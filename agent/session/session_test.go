@@ -25,14 +25,19 @@ func every() []Record {
 		{Kind: KindMessage, Time: at(3), Message: &chat.Message{Role: chat.RoleAssistant, Content: "Reading.",
 			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "a.go"}`}}}},
 		{Kind: KindDecision, Time: at(4), Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", Duration: 1500, CallID: "c1"}},
-		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}},
+		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}, Status: chat.StatusOK},
 		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
-		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}}},
+		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}},
+			Paused: &agent.PausedRun{Requests: 2, Usage: chat.Usage{TotalTokens: 120}, Retry: hooks.BudgetState{Rounds: 1, Last: []chat.Message{{Role: chat.RoleUser, Content: "vet says"}}}, Calls: []agent.PausedCall{
+				{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Current: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, State: agent.CallPending, Hook: "approval", HookIndex: 1, Reason: "bash wants to run: go test"},
+				{Call: chat.ToolCall{ID: "c3", Name: "read_file"}, Current: chat.ToolCall{ID: "c3", Name: "read_file"}, State: agent.CallDecided, Result: &chat.ToolResult{CallID: "c3", Status: chat.StatusSkipped, Content: "Skipped"}},
+			}}},
 		{Kind: KindAnswered, Time: at(8), Answers: []Answer{{CallID: "c2", Verdict: "deny", Reason: "not now", By: "user"}}},
 		{Kind: KindCompaction, Time: at(9), Compaction: &Compaction{Replaced: 3, Summary: "The user asked to fix a test.", Pruned: 1, Focus: "the test",
 			Messages: []chat.Message{{Role: chat.RoleSystem, Content: "You are tackle."}, {Role: chat.RoleUser, Content: "The user asked to fix a test."}}}},
 		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
 		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
+		{Kind: KindCheck, Time: at(12), Check: &agent.CheckFinished{Check: "go vet", Status: "problems", Problems: 2, Summary: "a.go:3: x declared and not used", Duration: 2e9}},
 	}
 }
 
@@ -207,7 +212,11 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	recs := []Record{
 		{Kind: KindMessage, Message: msg},
 		{Kind: KindDecision, Decision: &hooks.Decision{Hook: "h", Reason: "saw hunter2", Error: "hunter2"}},
-		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}}},
+		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}},
+			Paused: &agent.PausedRun{LastText: "hunter2", Retry: hooks.BudgetState{Last: []chat.Message{{Content: "hunter2"}}}, Calls: []agent.PausedCall{
+				{Call: chat.ToolCall{Arguments: "hunter2"}, Current: chat.ToolCall{Arguments: "hunter2"}, Reason: "hunter2", Result: &chat.ToolResult{Content: "hunter2"}}},
+				TurnEnd: &agent.PausedTurnEnd{Reason: "hunter2", Final: chat.Message{Content: "hunter2"}}}},
+		{Kind: KindCheck, Check: &agent.CheckFinished{Summary: "hunter2"}},
 		{Kind: KindAnswered, Answers: []Answer{{CallID: "c", Verdict: "deny", Reason: "hunter2"}}},
 		{Kind: KindCompaction, Compaction: &Compaction{Summary: "hunter2", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hunter2"}}}},
 		{Kind: KindOutcome, Outcome: &Outcome{Status: "aborted", Reason: "hunter2"}},
@@ -221,8 +230,8 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 10 {
-		t.Errorf("file has the secret or %d redactions, want 10:\n%s", n, b)
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 19 {
+		t.Errorf("file has the secret or %d redactions, want 19:\n%s", n, b)
 	}
 	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
 		t.Errorf("the live message was changed: %+v", msg)
