@@ -22,6 +22,7 @@ type Recorder struct {
 	w      *Writer
 	create func() (*Writer, error) // makes w at the first record; nil once it did
 	warn   func(error)
+	redact func(string) string
 	queue  []Record // records not written yet, oldest first
 	warned bool
 	closed bool
@@ -39,6 +40,16 @@ func NewRecorder(w *Writer, warn func(error)) *Recorder {
 // leaves no file).
 func (s *Store) Recorder(h Header, warn func(error)) *Recorder {
 	return &Recorder{create: func() (*Writer, error) { return s.Create(h) }, warn: warn}
+}
+
+// SetRedact sets the redaction of every record (Writer.SetRedact).
+func (r *Recorder) SetRedact(redact func(string) string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.redact = redact
+	if r.w != nil {
+		r.w.SetRedact(redact)
+	}
 }
 
 // ID returns the session's id, "" while its file does not exist.
@@ -121,6 +132,9 @@ func (r *Recorder) flush() {
 			return
 		}
 		r.w, r.create = w, nil
+		if r.redact != nil {
+			w.SetRedact(r.redact)
+		}
 	}
 	for len(r.queue) > 0 {
 		if err := r.w.Append(r.queue[0]); err != nil {

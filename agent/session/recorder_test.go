@@ -45,6 +45,7 @@ func TestRecorderRecordsARunThatResumesElsewhere(t *testing.T) {
 	s := Open(t.TempDir())
 	var warned []error
 	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, func(err error) { warned = append(warned, err) })
+	rec.SetRedact(func(s string) string { return strings.ReplaceAll(s, "secret", "[REDACTED]") })
 	if rec.ID() != "" {
 		t.Fatal("a session file exists before the first record")
 	}
@@ -54,7 +55,7 @@ func TestRecorderRecordsARunThatResumesElsewhere(t *testing.T) {
 	}))
 	script := llmtest.NewScript(llmtest.ToolCalls(llmtest.Call("c1", "echo", `{"x":1}`)), llmtest.Text("done"))
 	w := recordedWorker(t, s, script, reg, nil, rec)
-	out, err := w.Run(context.Background(), "go")
+	out, err := w.Run(context.Background(), "go on, secret")
 	if err != nil || out.Status != agent.StatusPaused {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -63,15 +64,17 @@ func TestRecorderRecordsARunThatResumesElsewhere(t *testing.T) {
 	}
 
 	info, ok, err := s.Latest("/src/proj")
-	if err != nil || !ok || info.ID != rec.ID() || info.Status != "paused" || info.Turns != 1 || info.FirstPrompt != "go" {
+	if err != nil || !ok || info.ID != rec.ID() || info.Status != "paused" || info.Turns != 1 || info.FirstPrompt != "go on, [REDACTED]" {
 		t.Fatalf("Latest = %+v %v %v", info, ok, err)
 	}
 	l, err := Load(info.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(l.Messages(), w.Messages()) {
-		t.Errorf("loaded %+v\nworker %+v", l.Messages(), w.Messages())
+	live := w.Messages()
+	live[1].Content = "go on, [REDACTED]" // the file has it redacted
+	if !reflect.DeepEqual(l.Messages(), live) {
+		t.Errorf("loaded %+v\nworker %+v", l.Messages(), live)
 	}
 	var kinds []Kind
 	for _, r := range l.Records {
@@ -87,7 +90,7 @@ func TestRecorderRecordsARunThatResumesElsewhere(t *testing.T) {
 	}
 
 	// Another process: the same hooks, the loaded conversation.
-	wr, err := s.Continue(l)
+	wr, l, err := s.Reopen(info.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ func TestRecorderRecordsARunThatResumesElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(l.Messages(), w2.Messages()) || l.LastPause() != nil {
+	if !reflect.DeepEqual(l.Messages(), w2.Messages()) || l.LastPause() != nil || w2.Messages()[1].Content != "go on, [REDACTED]" {
 		t.Errorf("after the resume: loaded %+v\nworker %+v", l.Messages(), w2.Messages())
 	}
 	var answer *Record

@@ -167,13 +167,12 @@ func TestContinueAfterATornLine(t *testing.T) {
 	f.WriteString(`{"type":"message","time":"2026-11-22T22:`) // killed mid-append
 	f.Close()
 
-	l, err := Load(w.Path())
+	w2, l, err := s.Reopen(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := s.Continue(l)
-	if err != nil {
-		t.Fatal(err)
+	if len(l.Records) != 3 || len(l.Warnings) != 1 || w2.ID() != l.Header.ID {
+		t.Fatalf("Reopen loaded %d records, warnings %v, id %q", len(l.Records), l.Warnings, w2.ID())
 	}
 	if err := w2.Append(recs[3]); err != nil {
 		t.Fatal(err)
@@ -190,19 +189,18 @@ func TestContinueAfterATornLine(t *testing.T) {
 
 func TestSecondWriterIsRefused(t *testing.T) {
 	s, w := newSession(t)
-	l, err := Load(w.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Continue(l); !errors.Is(err, ErrInUse) {
-		t.Fatalf("Continue while open = %v, want ErrInUse", err)
+	if _, _, err := s.Reopen(w.Path()); !errors.Is(err, ErrInUse) {
+		t.Fatalf("Reopen while open = %v, want ErrInUse", err)
 	}
 	w.Close()
-	w2, err := s.Continue(l)
+	w2, _, err := s.Reopen(w.Path())
 	if err != nil {
-		t.Fatalf("Continue after close = %v", err)
+		t.Fatalf("Reopen after close = %v", err)
 	}
 	w2.Close()
+	if _, _, err := s.Reopen(filepath.Join(s.Dir(), "missing.jsonl")); err == nil {
+		t.Error("Reopen of a missing file succeeded")
+	}
 }
 
 func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
