@@ -10,8 +10,8 @@ import (
 
 // Recorder writes a Worker's run to a session: give it the Worker's
 // messages (Message, the Worker's Config.OnMessage) and events (Event,
-// from its Config.OnEvent). It syncs the file at the end of every Run and
-// Resume and on Close.
+// from its Config.OnEvent). It syncs the file at the end of every turn
+// and on Close.
 //
 // Recording never stops a run. A record that cannot be written (a full
 // disk) is kept, in order, and written before the next one; the first
@@ -69,12 +69,14 @@ func (r *Recorder) Message(m agent.AddedMessage) {
 }
 
 // Event records what the session keeps of an event (see recordEvent).
-// The end of a Run or Resume syncs the file.
+// The end of a turn — a Run or Resume that did not pause — syncs the
+// file. (A pause is answered at once by a piped run, or waits for a
+// person, and is synced when the turn ends or the session closes.)
 func (r *Recorder) Event(e agent.Event) {
 	if rec, ok := recordEvent(e); ok {
 		r.Append(rec)
 	}
-	if _, ok := e.(agent.TurnFinished); ok {
+	if f, ok := e.(agent.TurnFinished); ok && f.Outcome.Status != agent.StatusPaused {
 		r.Sync()
 	}
 }

@@ -136,7 +136,9 @@ func TestRecorderKeepsWhatItCouldNotWrite(t *testing.T) {
 	_, w := newSession(t)
 	var warned []error
 	rec := NewRecorder(w, func(err error) { warned = append(warned, err) })
-	msg := func(s string) agent.AddedMessage { return agent.AddedMessage{Message: chat.UserMessage(s), Prompt: true} }
+	msg := func(s string) agent.AddedMessage {
+		return agent.AddedMessage{Message: chat.UserMessage(s), Prompt: true}
+	}
 	rec.Message(msg("one"))
 
 	real := w.f

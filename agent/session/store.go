@@ -57,7 +57,7 @@ func newID(now time.Time) string {
 }
 
 // Create starts a new session of workspace (an absolute path) and returns
-// its writer, with the header written and synced.
+// its writer, with the header written.
 func (s *Store) Create(h Header) (*Writer, error) {
 	if !filepath.IsAbs(h.Workspace) {
 		return nil, fmt.Errorf("create session: workspace %q is not an absolute path", h.Workspace)
@@ -86,12 +86,12 @@ func (s *Store) Create(h Header) (*Writer, error) {
 			os.Remove(path)
 			return nil, err
 		}
+		// The header is synced with the first turn's records (a file of
+		// a header alone is of no use): no fsync here, which would be
+		// paid before the first request.
 		b, err := marshalLine(headerLine{Kind: "header", Header: &h})
 		if err == nil {
 			err = w.write(b)
-		}
-		if err == nil {
-			err = w.Sync()
 		}
 		if err != nil {
 			w.Close()
