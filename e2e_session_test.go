@@ -346,3 +346,38 @@ func TestE2ESessionFileIsRedacted(t *testing.T) {
 		t.Errorf("mode: %v %v", fi, err)
 	}
 }
+
+// tackle -c in a terminal: the UI opens on the session's transcript as it
+// was and goes on with the whole conversation.
+func TestE2ETUIContinueShowsTheTranscriptAndGoesOn(t *testing.T) {
+	e := newE2E(t, "session_two_turns.json")
+	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("-p", "what do the notes say?"); r.code != exitOK {
+		t.Fatalf("first run: exit %d", r.code)
+	}
+	s := e.startTUI("-c")
+	screen := s.waitFor("resumed session")
+	for _, want := range []string{"› what do the notes say?", "✓ read_file  notes.txt", "● The notes say hello."} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the resumed transcript lacks %q:\n%s", want, screen)
+		}
+	}
+	s.typeText("what did I ask?")
+	s.keys("Enter")
+	s.waitFor("You asked about the notes; they say hello.")
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Fatalf("exit status %d", code)
+	}
+	if msgs := e.requests()[2].Messages; len(msgs) != 6 || msgs[5].Content != "what did I ask?" {
+		t.Errorf("the request after -c = %+v", msgs)
+	}
+	r := e.run("sessions", "--output", "json")
+	var list []sessions.Info
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].Turns != 2 {
+		t.Errorf("sessions after the UI: %+v, %v", list, err)
+	}
+}

@@ -190,7 +190,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, eventsMsg, historySaveFailedMsg:
+	case runDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {
