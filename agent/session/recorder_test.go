@@ -203,3 +203,28 @@ func TestRecorderRedactsWithoutTouchingTheRun(t *testing.T) {
 		t.Errorf("record = %+v, %v", l.Records, err)
 	}
 }
+
+// /model is recorded: the session goes on with the model it used last,
+// and a check's result is kept for the transcript.
+func TestRecorderKeepsModelSwitchesAndChecks(t *testing.T) {
+	s := Open(t.TempDir())
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "first"}, nil)
+	w := recordedWorker(t, s, llmtest.NewScript(llmtest.Text("ok")), nil, nil, rec)
+	w.SetModel("second")
+	if _, err := w.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	rec.Event(agent.CheckFinished{Check: "go vet", Status: "ok"})
+	rec.Close()
+	info, _, _ := s.Latest("/src/proj")
+	l, err := Load(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Model() != "second" || info.Model != "first" {
+		t.Errorf("Model = %q (header %q)", l.Model(), info.Model)
+	}
+	if c := l.Records[len(l.Records)-1]; c.Kind != KindCheck || c.Check.Check != "go vet" {
+		t.Errorf("last record = %+v", c)
+	}
+}
