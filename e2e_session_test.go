@@ -381,3 +381,43 @@ func TestE2ETUIContinueShowsTheTranscriptAndGoesOn(t *testing.T) {
 		t.Errorf("sessions after the UI: %+v, %v", list, err)
 	}
 }
+
+// A pause made by a configured hook goes on, in a later process, with the
+// hooks after it — not with the hook again; when that hook is no longer
+// configured the resume is refused with the hooks there are.
+func TestE2ESavedPauseGoesOnAfterThePausingHook(t *testing.T) {
+	e := newE2E(t, "session_hook_pause.json")
+	os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("hello\n"), 0o644)
+	gate := `{"name": "gate", "command": "echo x >> gate.log; echo '{\"action\": \"pause\", \"reason\": \"reads need a look\"}'"}`
+	after := `{"name": "after", "command": "echo x >> after.log"}`
+	e.config(`{"hooks": {"pre_tool_call": [` + gate + `, ` + after + `]}}`)
+	r := e.run("--on-pause", "save", "-p", "read the notes")
+	if r.code != exitDenied || !strings.Contains(r.stdout, "call_read  read_file") || !strings.Contains(r.stdout, "asked by hook gate: reads need a look") {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	count := func(name string) int {
+		b, _ := os.ReadFile(filepath.Join(e.workspace, name))
+		return strings.Count(string(b), "x")
+	}
+	if count("gate.log") != 1 || count("after.log") != 0 {
+		t.Fatalf("before the answer: gate %d, after %d", count("gate.log"), count("after.log"))
+	}
+
+	e.config(`{"hooks": {"pre_tool_call": [` + after + `]}}`)
+	r = e.run("-c", "--approve", "all")
+	if r.code != exitError || !strings.Contains(r.stderr, `pre_tool_call hook "gate", which paused the run, is not registered now`) {
+		t.Fatalf("without the hook: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	e.config(`{"hooks": {"pre_tool_call": [` + gate + `, ` + after + `]}}`)
+	r = e.run("-c", "--approve", "call_read")
+	if r.code != exitOK || r.stdout != "The notes say hello.\n" {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	if count("gate.log") != 1 || count("after.log") != 1 {
+		t.Errorf("after the answer: gate ran %d times, after %d", count("gate.log"), count("after.log"))
+	}
+	if got := e.toolResult(1, "call_read"); !strings.Contains(got, "hello") {
+		t.Errorf("result = %q", got)
+	}
+}
