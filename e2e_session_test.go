@@ -421,3 +421,24 @@ func TestE2ESavedPauseGoesOnAfterThePausingHook(t *testing.T) {
 		t.Errorf("result = %q", got)
 	}
 }
+
+// on_pause in the config file saves a pause too; the text output names
+// the session and the calls; a bad value names the file and field.
+func TestE2EOnPauseFromTheConfigFile(t *testing.T) {
+	e := newE2E(t, "session_pause.json")
+	e.config(`{"on_pause": "save"}`)
+	r := e.run("-p", "write the files")
+	if r.code != exitDenied {
+		t.Fatalf("exit %d", r.code)
+	}
+	for _, want := range []string{"Writing two files.", "Paused; saved as session ", "2 calls wait for an answer:", `call_a  bash  {"command": "echo a > a.txt"}`,
+		"asked by hook approval: ", "--approve call_a (or --approve all), or --deny call_a --reason"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	e.config(`{"on_pause": "later"}`)
+	if r := e.run("-p", "x"); r.code != exitUsage || !strings.Contains(r.stderr, `field on_pause: got "later"; want deny or save`) {
+		t.Errorf("bad on_pause: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -168,7 +168,7 @@ func (c *cli) takeAnswers(kctx *kong.Context, res *resumed) error {
 	}
 	c.Deny = rules
 	if pause.Paused == nil {
-		return usagef("session %s was paused by a tackle that did not save where (an older version): it cannot be resumed", res.l.Header.ID)
+		return usagef("session %s: its pause record does not say where the run stopped: it cannot go on", res.l.Header.ID)
 	}
 	if pause.Paused.TurnEnd != nil {
 		if len(denies) > 0 || !slices.Equal(c.Approve, []string{"all"}) {
