@@ -97,21 +97,19 @@ func openResumed(c cli, env environ) (*resumed, error) {
 	if err != nil {
 		return nil, err
 	}
-	var info sessions.Info
-	if c.Continue {
-		var ok bool
-		info, ok, err = store.Latest(root)
-		if err == nil && !ok {
-			return nil, usagef("no session to continue in %s yet", root)
+	if !c.Continue {
+		info, err := store.Find(root, c.Resume.id)
+		if err != nil {
+			return nil, usageError{err}
 		}
-	} else {
-		info, err = store.Find(root, c.Resume.id)
-		if err != nil && !errors.Is(err, sessions.ErrInUse) {
-			err = usageError{err}
-		}
+		return reopen(store, info.Path)
 	}
-	if err != nil {
+	info, ok, err := store.Latest(root)
+	switch {
+	case err != nil:
 		return nil, err
+	case !ok:
+		return nil, usagef("no session to continue in %s yet", root)
 	}
 	return reopen(store, info.Path)
 }

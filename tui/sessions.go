@@ -138,10 +138,12 @@ func (m *Model) resumeSession(res Resumed) tea.Cmd {
 // its status, hook and check lines, turn-end feedback, how runs ended.
 func (m *Model) showRecords(recs []session.Record) {
 	var feedbackBy string // the hook whose feedback the next user message is
+	prompted := false     // a message before the first prompt is the system prompt
 	for _, r := range recs {
 		switch r.Kind {
 		case session.KindMessage:
-			if r.Message != nil {
+			if r.Message != nil && (prompted || r.Message.Role != chat.RoleSystem) {
+				prompted = prompted || r.Prompt
 				m.showMessage(r, feedbackBy)
 			}
 		case session.KindDecision:
@@ -178,13 +180,14 @@ func (m *Model) showRecords(recs []session.Record) {
 	m.checks = nil
 }
 
-// showMessage draws one message of a saved conversation.
+// showMessage draws one message of a saved conversation: a user or
+// system message that is not a prompt is turn-end feedback.
 func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	msg := *r.Message
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
 		m.transcript.add(&userEntry{text: msg.Content})
-	case msg.Role == chat.RoleUser:
+	case msg.Role == chat.RoleUser || msg.Role == chat.RoleSystem:
 		m.note(noteRetry, joinNonEmpty(": ", joinNonEmpty(" ", feedbackBy, "pushed feedback to the model"), firstLine(msg.Content)))
 	case msg.Role == chat.RoleAssistant:
 		m.assistantMessage(msg)
