@@ -18,7 +18,7 @@ import (
 // and goes on with one. Its methods are called from Cmds, while no run
 // is in progress.
 type Sessions interface {
-	// List returns the workspace's sessions, newest first, without the
+	// List returns the workspace's sessions, the one used last first, without the
 	// current one.
 	List() ([]session.Info, error)
 	// Open ends the current conversation and goes on with session id.
@@ -299,7 +299,7 @@ func (d *sessionPicker) layout(_ *themes.Styles, width, height int) {
 
 func (d *sessionPicker) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
-	lines := []string{st.ModalTitle.Render("Resume a session") + st.ModalHint.Render(" — newest first")}
+	lines := []string{st.ModalTitle.Render("Resume a session") + st.ModalHint.Render(" — last used first")}
 	lines = append(lines, st.ModalHint.Render(ansi.Truncate(fmt.Sprintf("  %-16s  %5s  %-16s  %s", "last used", "turns", "model", "first prompt"), inner, "…")))
 	end := min(d.scroll+d.rows, len(d.list))
 	for i := d.scroll; i < end; i++ {

@@ -364,3 +364,34 @@ func TestLastPause(t *testing.T) {
 		t.Errorf("LastPause after the answer = %+v", p)
 	}
 }
+
+// The session used last comes first, whenever it was started: -c goes on
+// with the one resumed and used most recently.
+func TestListPutsTheSessionUsedLastFirst(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), "sessions"))
+	var paths []string
+	for i := range 3 {
+		w, err := s.Create(Header{Workspace: "/src/proj", Started: t0.Add(time.Duration(i) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		paths = append(paths, w.Path())
+	}
+	for i, p := range paths {
+		at := t0.Add(time.Duration(10+i) * time.Hour)
+		if i == 0 {
+			at = t0.Add(20 * time.Hour) // the oldest session, resumed later
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.List("/src/proj")
+	if err != nil || len(list) != 3 || list[0].Path != paths[0] || list[1].Path != paths[2] || list[2].Path != paths[1] {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if in, _, _ := s.Latest("/src/proj"); in.Path != paths[0] {
+		t.Errorf("Latest = %s", in.Path)
+	}
+}
