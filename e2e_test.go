@@ -457,6 +457,7 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 		"text_delta", "usage", "assistant_message",
 		"hook_decision", // on_turn_end: checks (nothing changed)
 		"turn_finished",
+		"session", // the session the run is recorded in
 	}
 	if !slices.Equal(types, want) {
 		t.Errorf("events =\n%v\nwant\n%v", types, want)

@@ -36,7 +36,7 @@ var exitCodes = []struct {
 		"error (model endpoint, stream cut or stalled, reading stdin, a `pre_tool_call` hook that failed)"},
 	{exitUsage, "usage error",
 		"usage error: bad flags, no prompt, an invalid config file or setting, a command hook whose program is missing"},
-	{exitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run"},
+	{exitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run (with `--on-pause save`: the run was saved, to be answered with `--resume ID --approve`/`--deny`)"},
 	{exitHookAbort, "aborted by a hook", "a hook aborted or cancelled the run"},
 	{exitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},
 	{exitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT or SIGTERM); on_abort hooks ran"},

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,7 @@ var version = "dev"
 type cli struct {
 	Run          struct{}         `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
 	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
+	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
 	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
 	Model        string           `short:"m" env:"TACKLE_MODEL" default:"${model}" help:"Model name as the endpoint knows it."`
@@ -46,7 +48,12 @@ type cli struct {
 	Yes          bool             `short:"y" help:"Approve every tool call that asks for approval. Without it, a non-interactive run denies such calls and tells the model why."`
 	Mode         string           `default:"${mode}" env:"TACKLE_MODE" help:"Approval mode: default (reads run; edits and shell ask), accept-edits (edits run; shell asks), yolo (everything runs), plan (read-only: edits and shell are skipped)."`
 	Allow        []string         `placeholder:"RULE" sep:"none" help:"Let matching tool calls run without asking, e.g. 'bash(go test *)', 'edit_file(docs/**)', 'read_file'. Each simple command of a shell program must match. Repeatable."`
-	Deny         []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable."`
+	Deny         []string         `placeholder:"RULE" sep:"none" help:"Skip matching tool calls in every mode, e.g. 'bash(rm *)', 'bash(git push *)'. Deny wins over allow. Repeatable. With --resume ID of a paused session, --deny CALL_ID (or all) denies that pending call instead; a --reason after it tells the model why."`
+	Continue     bool             `short:"c" help:"Go on with the most recent session of this workspace, interactively or with -p."`
+	Resume       resumeFlag       `placeholder:"[ID]" help:"Go on with session ID (its id or a unique start of it; 'tackle sessions' lists them). Without an ID the interactive UI lets you pick one."`
+	OnPause      string           `name:"on-pause" enum:"deny,save" default:"deny" env:"TACKLE_ON_PAUSE" help:"What a non-interactive run does with a tool call that needs approval neither --yes nor a rule gives: deny it (the model is told why), or save the run as paused and exit 3, naming the session and each pending call, to be answered later with --resume ID --approve/--deny."`
+	Approve      []string         `placeholder:"CALL_ID" sep:"none" help:"With --resume ID of a paused session: approve this pending call (all: every one) and go on. Repeatable."`
+	Reason       []string         `placeholder:"TEXT" sep:"none" help:"With --deny CALL_ID: the reason the model is told. It follows the --deny it explains."`
 	Workspace    string           `short:"w" type:"existingdir" default:"." placeholder:"DIR" help:"Workspace root; file tools cannot reach outside it."`
 	MaxRequests  int              `default:"${max_requests}" env:"TACKLE_MAX_REQUESTS" help:"Cap on model requests per run (at least 1)."`
 	MaxParallel  int              `name:"max-parallel-tools" default:"${max_parallel}" env:"TACKLE_MAX_PARALLEL_TOOLS" help:"Most tool calls of one model reply that run at once (at least 1); the others wait their turn."`
@@ -66,6 +73,9 @@ type cli struct {
 	perms   []approval.Permission
 	checks  *checks.Config
 	apiKey  string
+	// answers are the answers --approve and --deny give to the pause of
+	// the resumed session (takeAnswers); nil when there are none.
+	answers *pauseAnswers
 }
 
 // stdio are the process's streams and environment, injected for tests.
@@ -111,8 +121,21 @@ func execute(args []string, stdio stdio) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if strings.HasPrefix(kctx.Command(), "permissions") {
-		return c.Permissions.run(kctx.Command(), cfg, stdio)
+	switch cmd := kctx.Command(); {
+	case strings.HasPrefix(cmd, "permissions"):
+		return c.Permissions.run(cmd, cfg, stdio)
+	case cmd == "sessions":
+		return c.Sessions.run(c, stdio)
+	}
+	// The session to go on with is opened first: --deny names its pending
+	// calls, or is a rule.
+	res, err := openResumed(c, stdio.env)
+	if err != nil {
+		return err
+	}
+	defer res.close()
+	if err := c.takeAnswers(kctx, res); err != nil {
+		return err
 	}
 	if err := resolveSettings(kctx, &c, cfg, stdio.env); err != nil {
 		return err
@@ -120,10 +143,10 @@ func execute(args []string, stdio stdio) error {
 
 	ctx, stop := interruptContext(stdio.err)
 	defer stop()
-	if c.Prompt == "" && stdio.inTTY {
-		return runInteractive(ctx, c, cfg, stdio)
+	if c.Prompt == "" && stdio.inTTY && c.answers == nil {
+		return runInteractive(ctx, c, cfg, stdio, res)
 	}
-	return runPiped(ctx, c, cfg, stdio)
+	return runPiped(ctx, c, cfg, stdio, res)
 }
 
 // newParser returns the parser of the command line, which fills c; it
@@ -176,7 +199,7 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags]\n       tackle permissions [list | revoke RULE]\n" + rest
+		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err
@@ -219,8 +242,10 @@ type session struct {
 	policy  *approval.Policy
 	hooks   *hooks.Registry
 	client  agent.Client
-	journal *tools.TempJournal // nil without a state directory
-	system  string             // the system prompt: tackle's, the project's instructions, the environment
+	// redactor removes secrets from tool results and session records.
+	redactor *redact.Redactor
+	journal  *tools.TempJournal // nil without a state directory
+	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts and the tool
 	// definitions, for /context.
 	contextParts []tui.ContextPart
@@ -277,11 +302,12 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 // key), the config's command hooks and the turn-end checks. Their base
 // environment is env.
 func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
-	redactHook, err := redact.Hook(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
+	r, err := redact.New(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
 	if err != nil {
 		return err
 	}
-	s.hooks.PostToolCall(redactHook)
+	s.redactor = r
+	s.hooks.PostToolCall(r.Hook())
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
 		return err
 	}
@@ -340,12 +366,15 @@ func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
 	return base + "\n\n" + pc.Prompt(), parts
 }
 
-// worker returns a Worker for this session that sends its events to onEvent.
-func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
-	return agent.New(agent.Config{
+// worker returns a Worker for this session that goes on with cv's
+// conversation, records into cv's session and sends its events to
+// onEvent.
+func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	cfg := agent.Config{
 		Client:           s.client,
-		Model:            c.Model,
+		Model:            cv.model,
 		System:           s.system,
+		History:          cv.history,
 		Tools:            s.toolbox,
 		Hooks:            s.hooks,
 		MaxRequests:      c.MaxRequests,
@@ -356,7 +385,15 @@ func (s *session) worker(c cli, onEvent func(agent.Event)) *agent.Worker {
 		ContextWindow:    s.compaction.window,
 		CompactThreshold: s.compaction.threshold,
 		KeepTurns:        s.compaction.keepTurns,
-	})
+	}
+	if rec := cv.rec; rec != nil {
+		cfg.OnMessage = rec.Message
+		cfg.OnEvent = func(e agent.Event) {
+			rec.Event(e)
+			onEvent(e)
+		}
+	}
+	return agent.New(cfg)
 }
 
 // retryBudget is the Worker's RetryBudget for --max-retries n: 0 means
@@ -382,11 +419,23 @@ func checkEvent(e checks.Event) agent.Event {
 	return agent.Warning{Message: fmt.Sprintf("checks: unknown event %T", e)}
 }
 
-// runPiped runs one prompt without a UI.
-func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) error {
-	prompt, err := readPrompt(c.Prompt, stdio)
-	if err != nil {
-		return err
+// runPiped runs one prompt without a UI, or answers a saved pause
+// (--approve, --deny), recording it in a session.
+func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed) error {
+	if c.Resume.set && c.Resume.id == "" {
+		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
+	}
+	store := sessionStore(stdio.env)
+	if c.OnPause == "save" && store == nil {
+		return usagef("--on-pause save: no state directory to save the session in (set HOME or XDG_STATE_HOME)")
+	}
+	var prompt string
+	if c.answers == nil {
+		p, err := readPrompt(c.Prompt, stdio)
+		if err != nil {
+			return err
+		}
+		prompt = p
 	}
 	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
 	s, err := newSession(c, cfg, stdio, printer.Event)
@@ -395,14 +444,47 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio) error 
 	}
 	defer s.Close()
 
+	warn := func(err error) { printer.Event(agent.Warning{Message: err.Error()}) }
+	cv := s.newConversation(c, store, warn)
+	if res != nil {
+		cv = s.continueConversation(c, res, warn)
+		for _, w := range cv.warnings {
+			warn(errors.New(w))
+		}
+	}
 	printer.SummarizeWith(s.toolbox.Summary)
-	res := headless.Drive(ctx, s.worker(c, printer.Event), prompt,
-		headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary}, stdio.err)
-	err = runEnd(ctx, res)
-	if ferr := printer.Finish(res, exitCodeOf(err)); ferr != nil && err == nil {
+	answers := headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: c.OnPause == "save"}
+	result, err := drivePiped(ctx, c, s, cv, printer.Event, prompt, answers, stdio.err)
+	// The session is complete on disk, and free, before stdout names it:
+	// whoever reads it may resume it at once.
+	if cerr := cv.close(); cerr != nil {
+		warn(cerr)
+	}
+	if err != nil {
+		return err
+	}
+	result.Session = cv.id()
+	err = runEnd(ctx, result)
+	if ferr := printer.Finish(result, exitCodeOf(err)); ferr != nil && err == nil {
 		return ferr
 	}
 	return err
+}
+
+// drivePiped runs the Worker on cv: it answers cv's pause with c.answers,
+// or sends prompt (refused while cv waits for answers).
+func drivePiped(ctx context.Context, c cli, s *session, cv *conversation, emit func(agent.Event), prompt string, a headless.Answers, stderr io.Writer) (headless.Result, error) {
+	w := s.worker(c, cv, emit)
+	if c.answers == nil {
+		if err := cv.pausedCalls(); err != nil {
+			return headless.Result{}, err
+		}
+		return headless.Drive(ctx, w, prompt, a, stderr), nil
+	}
+	if _, err := cv.restore(w); err != nil {
+		return headless.Result{}, err
+	}
+	return headless.Continue(ctx, w, c.answers.decisions, a, stderr), nil
 }
 
 // runEnd is the error a piped run ends with: nil when it finished and
@@ -428,6 +510,8 @@ func outcomeError(res headless.Result) error {
 		return res.Err
 	case res.Outcome.Status == agent.StatusCapped:
 		return cappedError{res.Outcome.Reason}
+	case res.Saved:
+		return deniedError{savedError(res)}
 	case res.Outcome.Status == agent.StatusPaused:
 		return deniedError{fmt.Errorf("run paused: %s (a non-interactive run cannot answer it)", res.Outcome.Reason)}
 	case res.Denied > 0:
@@ -436,9 +520,20 @@ func outcomeError(res headless.Result) error {
 	return skipped
 }
 
+// savedError says how to go on with a saved pause.
+func savedError(res headless.Result) error {
+	if res.Session == "" {
+		return errors.New("run paused, and the session could not be saved (see the warnings above)")
+	}
+	if len(res.Outcome.Pending) == 0 {
+		return fmt.Errorf("run paused at turn end and saved: go on with tackle --resume %s --approve all", res.Session)
+	}
+	return fmt.Errorf("run paused and saved: answer with tackle --resume %s --approve CALL_ID|all or --deny CALL_ID [--reason TEXT]", res.Session)
+}
+
 // runInteractive runs the terminal UI (tui) on the terminal until the
 // user quits. Its agents' events reach the UI through a tui.Bridge.
-func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) error {
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed) error {
 	userThemes, err := themes.Load(themes.Dir(stdio.env.get))
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
@@ -455,11 +550,11 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 	}
 	defer s.Close()
 
-	newWorker := func() tui.Agent { return s.worker(c, bridge.Send) }
+	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.env), sink: bridge.Send}
+	defer u.close(stdio.err)
 	history, saveHistory := promptHistory(s.root, stdio)
-	err = tui.Run(ctx, tui.Options{
-		Agent:        newWorker(),
-		NewAgent:     newWorker,
+	opts := tui.Options{
+		NewAgent:     u.fresh,
 		Bridge:       bridge,
 		Policy:       s.policy,
 		Tools:        s.toolbox,
@@ -471,8 +566,22 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio) 
 		Inline:       c.Inline,
 		History:      history,
 		SaveHistory:  saveHistory,
+		PickSession:  c.Resume.set && c.Resume.id == "",
 		ContextParts: s.contextParts,
-	}, stdio.in, stdio.out)
+	}
+	if u.store != nil {
+		opts.Sessions = u
+	}
+	if res != nil {
+		r, err := u.resume(res)
+		if err != nil {
+			return err
+		}
+		opts.Resumed = &r
+	} else {
+		opts.Agent = u.fresh()
+	}
+	err = tui.Run(ctx, opts, stdio.in, stdio.out)
 	if ctx.Err() != nil {
 		return interruptedError{err}
 	}

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ func (c *cli) settings() []setting {
 		fileSetting("first-token-timeout", &c.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
 		fileSetting("stream-idle-timeout", &c.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
 		fileSetting("theme", &c.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, nil),
+		fileSetting("on-pause", &c.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
 	}
 }
 
@@ -112,6 +114,15 @@ func wantNonEmpty(what string) func(string) error {
 	return func(v string) error {
 		if strings.TrimSpace(v) == "" {
 			return fmt.Errorf("want %s", what)
+		}
+		return nil
+	}
+}
+
+func wantOneOf(values ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(values, v) {
+			return fmt.Errorf("want %s", strings.Join(values, " or "))
 		}
 		return nil
 	}

@@ -76,10 +76,19 @@ type RetryPushed struct {
 	Messages []chat.Message `json:"messages"`
 }
 
-// PausedEvent says the Run stopped to wait for decisions.
+// PausedEvent says the Run stopped to wait for decisions. State is where
+// it stopped, for a recorder that lets another process go on from there
+// (Worker.Restore); it is not part of the event's JSON.
 type PausedEvent struct {
 	Pending []PendingCall `json:"pending,omitempty"`
 	Reason  string        `json:"reason,omitempty"`
+	State   *PausedRun    `json:"-"`
+}
+
+// ModelChanged says the model was switched (SetModel): requests from now
+// on use it.
+type ModelChanged struct {
+	Model string `json:"model"`
 }
 
 // UsageReport gives the tokens of one request and the Run's total so far.
@@ -195,6 +204,7 @@ func (ToolCallDecided) EventType() string  { return "tool_call_decided" }
 func (HookDecision) EventType() string     { return "hook_decision" }
 func (RetryPushed) EventType() string      { return "retry_pushed" }
 func (PausedEvent) EventType() string      { return "paused" }
+func (ModelChanged) EventType() string     { return "model_changed" }
 func (UsageReport) EventType() string      { return "usage" }
 func (CompactStarted) EventType() string   { return "compaction_started" }
 func (Compacted) EventType() string        { return "compaction" }
@@ -222,4 +232,15 @@ func MarshalEvent(e Event) ([]byte, error) {
 		out = append(out, '}')
 	}
 	return out, nil
+}
+
+// AddedMessage is a message as it entered the conversation, as
+// Config.OnMessage is told about it.
+type AddedMessage struct {
+	Message chat.Message
+	// Prompt marks the user's prompt (not turn-end feedback from a hook).
+	Prompt bool
+	// Status is a tool result's status, which the message itself does
+	// not carry ("" for other messages).
+	Status chat.ResultStatus
 }

@@ -58,7 +58,12 @@ type Config struct {
 	Model  string
 	// System is the system prompt; empty sends none.
 	System string
-	Tools  Toolbox
+	// History, when set, is the conversation to go on with — a resumed
+	// session's messages, its system prompt first, exactly as they were
+	// sent — and System is not used. The Worker does not report these
+	// messages to OnMessage: whoever recorded them has them.
+	History []chat.Message
+	Tools   Toolbox
 	// Hooks may be nil (no hooks).
 	Hooks *hooks.Registry
 	// MaxRequests caps model requests per Run (Resume continues the same
@@ -74,6 +79,16 @@ type Config struct {
 	// OnEvent receives every event, in order, one at a time. It is called
 	// on the Worker's goroutines and should return quickly.
 	OnEvent func(Event)
+	// OnMessage is told about every message as it enters the
+	// conversation: the system prompt (at the first Run), the user's
+	// prompt as on_prompt_submit hooks left it, the assistant's replies,
+	// tool results and turn-end feedback. What it is told is exactly the
+	// conversation the next request is made from, so a recorder of these
+	// messages can resume it in another process. A pre_llm_request hook's
+	// changes last one request and are not part of the conversation: they
+	// are made again on the resumed conversation. It is called in order
+	// with OnEvent, never at the same time.
+	OnMessage func(AddedMessage)
 	// OnApproveAlways is told about calls the user approved "always", so
 	// the approval policy can add a session rule for calls like it. It
 	// gets the call as the user saw it in the pending list.
@@ -106,11 +121,14 @@ type Worker struct {
 
 	emitMu sync.Mutex
 
-	mu     sync.Mutex
-	busy   bool
-	conv   []chat.Message
-	paused *pause // non-nil while a run waits for Resume
-	run    *runState
+	mu   sync.Mutex
+	busy bool
+	conv []chat.Message
+	// sysUnreported: the system prompt is in conv but not yet reported to
+	// OnMessage (the first Run reports it).
+	sysUnreported bool
+	paused        *pause // non-nil while a run waits for Resume
+	run           *runState
 	// meter measures the conversation; fixed is what the tool
 	// definitions add to every request, in bytes; windows holds the
 	// context window of each model asked about.
@@ -142,6 +160,7 @@ type pause struct {
 	// continues the chain after that hook.
 	turnEndFrom int
 	turnEnd     hooks.TurnEndInput
+	reason      string // the on_turn_end hook's reason
 }
 
 // callStep is where a tool call stands between its pre_tool_call chain and
@@ -211,8 +230,12 @@ func New(cfg Config) *Worker {
 		}
 		slices.Sort(w.names)
 	}
-	if cfg.System != "" {
+	switch {
+	case cfg.History != nil:
+		w.conv = slices.Clone(cfg.History)
+	case cfg.System != "":
 		w.conv = append(w.conv, chat.Message{Role: chat.RoleSystem, Content: cfg.System})
+		w.sysUnreported = true
 	}
 	return w
 }
@@ -224,11 +247,13 @@ func (w *Worker) Messages() []chat.Message {
 	return slices.Clone(w.conv)
 }
 
-// SetModel changes the model used from the next request on.
+// SetModel changes the model used from the next request on and emits
+// ModelChanged.
 func (w *Worker) SetModel(model string) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.cfg.Model = model
+	w.mu.Unlock()
+	w.emit(ModelChanged{Model: model})
 }
 
 // Run sends the user's input and runs the turn loop until the model ends
@@ -249,7 +274,11 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 		return w.abort(ctx, &HookError{Event: hooks.OnPromptSubmit, Hook: by, Reason: res.Reason})
 	}
 	in.Message.Role = chat.RoleUser
-	w.appendConv(in.Message)
+	if w.sysUnreported {
+		w.sysUnreported = false
+		w.report(AddedMessage{Message: w.conv[0]})
+	}
+	w.appendConv(AddedMessage{Message: in.Message, Prompt: true})
 	return w.loop(ctx)
 }
 
@@ -378,10 +407,27 @@ func (w *Worker) release() {
 	w.mu.Unlock()
 }
 
-func (w *Worker) appendConv(msgs ...chat.Message) {
+// appendConv adds msgs to the conversation and reports each to
+// OnMessage.
+func (w *Worker) appendConv(msgs ...AddedMessage) {
 	w.mu.Lock()
-	w.conv = append(w.conv, msgs...)
+	for _, m := range msgs {
+		w.conv = append(w.conv, m.Message)
+	}
 	w.mu.Unlock()
+	for _, m := range msgs {
+		w.report(m)
+	}
+}
+
+// report tells OnMessage about a message, in order with the events.
+func (w *Worker) report(m AddedMessage) {
+	if w.cfg.OnMessage == nil {
+		return
+	}
+	w.emitMu.Lock()
+	defer w.emitMu.Unlock()
+	w.cfg.OnMessage(m)
 }
 
 func (w *Worker) snapshot() ([]chat.Message, string) {
@@ -464,7 +510,7 @@ func (w *Worker) addReply(msg chat.Message) chat.Message {
 		msg.ToolCalls = uniqueCallIDs(w.conv, msg.ToolCalls)
 		w.mu.Unlock()
 	}
-	w.appendConv(msg)
+	w.appendConv(AddedMessage{Message: msg})
 	w.emit(AssistantMessage{Message: msg})
 	if msg.Content != "" {
 		w.run.lastText = msg.Content
@@ -652,11 +698,7 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		stop = ctx.Err()
 	}
 
-	results := make([]chat.Message, len(batch))
-	for i, cs := range batch {
-		results[i] = cs.result.Message()
-	}
-	w.appendConv(results...)
+	w.appendConv(results(batch)...)
 	if stop != nil {
 		out, err = w.abort(ctx, stop)
 		return true, out, err
@@ -679,10 +721,11 @@ func (w *Worker) pendingCalls(batch []*callState) []PendingCall {
 // pause ends the run as paused on the pending calls of batch, keeping the
 // batch for Resume.
 func (w *Worker) pause(batch []*callState, pending []PendingCall) (Outcome, error) {
+	p := &pause{batch: batch}
 	w.mu.Lock()
-	w.paused = &pause{batch: batch}
+	w.paused = p
 	w.mu.Unlock()
-	w.emit(PausedEvent{Pending: pending})
+	w.emit(PausedEvent{Pending: pending, State: w.pausedRun(p)})
 	return w.end(StatusPaused, pending[0].Reason, pending, nil)
 }
 
@@ -835,14 +878,17 @@ func (w *Worker) turnEnd(ctx context.Context, in hooks.TurnEndInput, from int) (
 			out, err = w.end(StatusCapped, reason, nil, nil)
 			return true, out, err
 		}
-		w.appendConv(res.Messages...)
+		for _, m := range res.Messages {
+			w.appendConv(AddedMessage{Message: m})
+		}
 		w.emit(RetryPushed{Round: st.budget.Rounds(), Max: st.budget.Max(), Hook: by, Messages: res.Messages})
 		return false, Outcome{}, nil
 	case hooks.TurnPaused:
+		p := &pause{turnEndFrom: idx, turnEnd: in, reason: res.Reason}
 		w.mu.Lock()
-		w.paused = &pause{turnEndFrom: idx, turnEnd: in}
+		w.paused = p
 		w.mu.Unlock()
-		w.emit(PausedEvent{Reason: res.Reason})
+		w.emit(PausedEvent{Reason: res.Reason, State: w.pausedRun(p)})
 		out, err = w.end(StatusPaused, res.Reason, nil, nil)
 		return true, out, err
 	default:
@@ -876,16 +922,23 @@ func (w *Worker) checkCall(call chat.ToolCall) string {
 // answer every call) and its ToolCallFinished, and aborts the run with
 // cause. None of the calls has run.
 func (w *Worker) abortBatch(ctx context.Context, batch []*callState, cause error) (Outcome, error) {
-	results := make([]chat.Message, len(batch))
-	for i, cs := range batch {
+	for _, cs := range batch {
 		if cs.step != callDecided {
 			cs.decide(chat.StatusError, "The run was aborted before this call ran: "+cause.Error())
 		}
-		results[i] = cs.result.Message()
 		w.emit(ToolCallFinished{Call: cs.call, Result: cs.result})
 	}
-	w.appendConv(results...)
+	w.appendConv(results(batch)...)
 	return w.abort(ctx, cause)
+}
+
+// results are the result messages of batch, in call order.
+func results(batch []*callState) []AddedMessage {
+	out := make([]AddedMessage, len(batch))
+	for i, cs := range batch {
+		out[i] = AddedMessage{Message: cs.result.Message(), Status: cs.result.Status}
+	}
+	return out
 }
 
 // abort runs the on_abort hooks (even when ctx is cancelled) and ends the

@@ -91,3 +91,33 @@ func (b *RetryBudget) Reset() {
 	b.rounds = 0
 	b.last = nil
 }
+
+// BudgetState is what a RetryBudget has counted, in a form that outlives
+// the process: a run paused in one tackle goes on in another with the
+// same streak (State, then Restore on the new budget).
+type BudgetState struct {
+	Rounds int `json:"rounds"`
+	// Last is the feedback admitted last (roles and contents).
+	Last []chat.Message `json:"last,omitempty"`
+}
+
+// State returns what b has counted.
+func (b *RetryBudget) State() BudgetState {
+	s := BudgetState{Rounds: b.rounds}
+	for _, f := range b.last {
+		s.Last = append(s.Last, chat.Message{Role: f.role, Content: f.content})
+	}
+	return s
+}
+
+// Restore sets b's count to s; b keeps its own maximum.
+func (b *RetryBudget) Restore(s BudgetState) {
+	b.rounds = s.Rounds
+	b.last = nil
+	if s.Last != nil {
+		b.last = make([]feedback, len(s.Last))
+		for i, m := range s.Last {
+			b.last[i] = feedback{m.Role, m.Content}
+		}
+	}
+}

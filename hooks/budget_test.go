@@ -105,3 +105,33 @@ func TestRetryBudgetKeepsItsOwnCopy(t *testing.T) {
 		t.Errorf("Admit after the caller changed its slice = %v, %q; want the repeat of x refused", ok, reason)
 	}
 }
+
+// A budget carried to another process counts on: the same rounds, and
+// the same feedback twice is still refused.
+func TestRetryBudgetStateRoundTrip(t *testing.T) {
+	b := hooks.NewRetryBudget(3)
+	b.Admit(feedback("x"))
+	b.Admit(feedback("y"))
+	st := b.State()
+	if st.Rounds != 2 || len(st.Last) != 1 || st.Last[0].Content != "y" {
+		t.Fatalf("State = %+v", st)
+	}
+	c := hooks.NewRetryBudget(3)
+	c.Restore(st)
+	if c.Rounds() != 2 {
+		t.Errorf("Rounds = %d", c.Rounds())
+	}
+	if ok, _ := c.Admit(feedback("y")); ok {
+		t.Error("the repeated feedback was admitted after Restore")
+	}
+	if ok, _ := c.Admit(feedback("z")); !ok {
+		t.Error("the third round was refused")
+	}
+	if ok, _ := c.Admit(feedback("w")); ok {
+		t.Error("a fourth round of three was admitted")
+	}
+	c.Restore(hooks.BudgetState{})
+	if c.Rounds() != 0 {
+		t.Errorf("Restore of a zero state: %d rounds", c.Rounds())
+	}
+}

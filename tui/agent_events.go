@@ -115,6 +115,8 @@ func (m *Model) applyEvent(ev agent.Event) {
 		// The run's outcome, which follows, says the same.
 	case agent.ToolCallDecided:
 		// The user's own answer in the approval dialog.
+	case agent.ModelChanged:
+		// /model says so itself.
 	}
 }
 

@@ -32,7 +32,8 @@ func slashCommands() []slashCommand {
 			m.pushDialog(newHelpDialog())
 			return nil
 		}},
-		{name: "clear", help: "start a new conversation", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
+		{name: "new", aliases: []string{"clear"}, help: "start a new conversation (a new session)", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
+		{name: "resume", help: "go on with an earlier session of this workspace", run: func(m *Model, _ string) tea.Cmd { return m.pickSession() }},
 		{name: "mode", args: "<mode>", help: "approval mode: default, accept-edits, yolo, plan", run: func(m *Model, arg string) tea.Cmd {
 			m.setMode(arg)
 			return nil
@@ -122,7 +123,7 @@ Keep it short (under 80 lines), in Markdown, with commands in code blocks. If AG
 // Worker, starts a new conversation.
 func (m *Model) clearSession() tea.Cmd {
 	if m.running {
-		m.note(noteWarn, "a turn is running: interrupt it (esc) before /clear")
+		m.note(noteWarn, "a turn is running: interrupt it (esc) before /new")
 		return nil
 	}
 	m.transcript.clear()

@@ -39,6 +39,8 @@ type dialogAction struct {
 	notice string
 	// fill, when set, replaces the editor's text.
 	fill *string
+	// openSession, when set, goes on with that session (/resume).
+	openSession string
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -80,6 +82,8 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 		m.input.setValue(*act.fill)
 	}
 	switch {
+	case act.openSession != "":
+		return openSession(m.opts.Sessions, act.openSession)
 	case act.interrupt:
 		a, ok := d.(*approvalDialog)
 		if !ok {

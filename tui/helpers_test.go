@@ -201,7 +201,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

@@ -68,10 +68,16 @@ type Options struct {
 	// is Bridge.Send).
 	Agent  Agent
 	Bridge *Bridge
-	// NewAgent, when set, starts a fresh conversation for /clear; its
-	// events must reach the same Bridge. Without it /clear only clears the
-	// screen.
+	// NewAgent, when set, starts a fresh conversation for /new (and
+	// /clear); its events must reach the same Bridge. Without it /new only
+	// clears the screen.
 	NewAgent func() Agent
+	// Sessions, when set, backs /resume. Resumed, when set, is the saved
+	// conversation to start with (instead of Agent and Model); with
+	// PickSession the UI starts with the list of sessions to resume.
+	Sessions    Sessions
+	Resumed     *Resumed
+	PickSession bool
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
@@ -239,15 +245,22 @@ func New(opts Options) *Model {
 	m.setTheme(th)
 	m.input = newInput(&m.styles)
 	m.input.loadHistory(opts.History)
+	if opts.Resumed != nil {
+		m.resumeSession(*opts.Resumed)
+	}
 	return m
 }
 
 // Init starts listening to the Worker and asks the terminal for its
-// background colour, which picks the theme unless one was chosen.
+// background colour, which picks the theme unless one was chosen. With
+// PickSession it lists the sessions to resume.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitForEvents(m.bridge)}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if m.opts.PickSession {
+		cmds = append(cmds, m.pickSession())
 	}
 	return tea.Batch(cmds...)
 }
@@ -274,6 +287,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
+	case sessionsListedMsg:
+		m.sessionsListed(msg)
+	case sessionOpenedMsg:
+		cmd = m.sessionOpened(msg)
 	case frameMsg:
 		m.framePending = false
 		m.layout(true)

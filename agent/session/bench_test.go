@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -68,5 +71,38 @@ func BenchmarkLoad10000(b *testing.B) {
 		if err != nil || len(l.Records) != 10000 {
 			b.Fatalf("%d records, %v", len(l.Records), err)
 		}
+	}
+}
+
+// BenchmarkRecordTurn is what recording costs one turn with a tool call:
+// the prompt, the reply with its call, three hook decisions, a 2 KB
+// result redacted with tackle's redactor, the answer, usage, the outcome
+// and the fsync at the end of the turn.
+func BenchmarkRecordTurn(b *testing.B) {
+	s := Open(filepath.Join(b.TempDir(), "sessions"))
+	r, err := redact.New([]string{"sk-bench-secret-value"}, redact.Settings{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, func(err error) { b.Fatal(err) })
+	rec.SetRedact(r.Redact)
+	defer rec.Close()
+	recs := benchRecords(4)
+	call := recs[1].Message.ToolCalls[0]
+	decision := agent.HookDecision{Decision: hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", CallID: "call_1"}}
+	usage := agent.UsageReport{Request: *recs[3].Usage}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		rec.Message(agent.AddedMessage{Message: *recs[0].Message, Prompt: true})
+		rec.Event(usage)
+		rec.Message(agent.AddedMessage{Message: *recs[1].Message})
+		rec.Event(decision)
+		rec.Event(decision)
+		rec.Event(agent.HookDecision{Decision: hooks.Decision{Event: hooks.PostToolCall, Hook: "redact-secrets", Result: "continue", CallID: call.ID}})
+		rec.Message(agent.AddedMessage{Message: *recs[2].Message, Status: chat.StatusOK})
+		rec.Event(usage)
+		rec.Message(agent.AddedMessage{Message: chat.Message{Role: chat.RoleAssistant, Content: "The handler now returns 404 for unknown paths."}})
+		rec.Event(agent.TurnFinished{Outcome: agent.Outcome{Status: agent.StatusFinished}})
 	}
 }

@@ -37,8 +37,9 @@ const (
 	tailBytes = 256 << 10
 )
 
-// List returns the sessions of workspace, newest first. A file that is
-// not a session is skipped.
+// List returns the sessions of workspace, the one used last first (by
+// the time its file last changed). A file that is not a session is
+// skipped.
 func (s *Store) List(workspace string) ([]Info, error) {
 	dir := s.workspaceDir(workspace)
 	entries, err := os.ReadDir(dir)
@@ -60,6 +61,9 @@ func (s *Store) List(workspace string) ([]Info, error) {
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b Info) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
 		if c := b.Started.Compare(a.Started); c != 0 {
 			return c
 		}
@@ -68,8 +72,8 @@ func (s *Store) List(workspace string) ([]Info, error) {
 	return out, nil
 }
 
-// Latest returns the newest session of workspace, or false when it has
-// none.
+// Latest returns the session of workspace used last, or false when it
+// has none: the one -c goes on with.
 func (s *Store) Latest(workspace string) (Info, bool, error) {
 	list, err := s.List(workspace)
 	if err != nil || len(list) == 0 {

@@ -56,6 +56,9 @@ func Load(path string) (*Loaded, error) {
 			l.Records = append(l.Records, recs[i])
 			continue
 		}
+		if complete && len(bytes.TrimSpace(b)) == 0 {
+			continue // the end of a partial line a failed write left (Writer.write)
+		}
 		n := i + 2 // the line number; the header is line 1
 		if complete {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s:%d: not a session record; skipped", path, n))

@@ -3,6 +3,7 @@ package session
 import (
 	"slices"
 
+	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -25,6 +26,14 @@ func redactRecord(r Record, redact func(string) string) Record {
 			p := &r.Pending[i]
 			p.Call.Arguments, p.Reason = redact(p.Call.Arguments), redact(p.Reason)
 		}
+	}
+	if r.Paused != nil {
+		r.Paused = redactPaused(*r.Paused, redact)
+	}
+	if c := r.Check; c != nil {
+		cc := *c
+		cc.Summary = redact(cc.Summary)
+		r.Check = &cc
 	}
 	if len(r.Answers) > 0 {
 		r.Answers = slices.Clone(r.Answers)
@@ -58,4 +67,31 @@ func redactMessage(m chat.Message, redact func(string) string) chat.Message {
 		m.ToolCalls[i].Arguments = redact(m.ToolCalls[i].Arguments)
 	}
 	return m
+}
+
+// redactPaused returns a copy of p with its texts redacted: the calls'
+// arguments (a call resumed from the file runs with what is left),
+// results and reasons, the retry feedback and the last text.
+func redactPaused(p agent.PausedRun, redact func(string) string) *agent.PausedRun {
+	p.LastText = redact(p.LastText)
+	p.Calls = slices.Clone(p.Calls)
+	for i := range p.Calls {
+		c := &p.Calls[i]
+		c.Call.Arguments, c.Current.Arguments, c.Reason = redact(c.Call.Arguments), redact(c.Current.Arguments), redact(c.Reason)
+		if c.Result != nil {
+			res := *c.Result
+			res.Content = redact(res.Content)
+			c.Result = &res
+		}
+	}
+	if te := p.TurnEnd; te != nil {
+		tc := *te
+		tc.Reason, tc.Final = redact(tc.Reason), redactMessage(tc.Final, redact)
+		p.TurnEnd = &tc
+	}
+	p.Retry.Last = slices.Clone(p.Retry.Last)
+	for i := range p.Retry.Last {
+		p.Retry.Last[i] = redactMessage(p.Retry.Last[i], redact)
+	}
+	return &p
 }

@@ -10,7 +10,16 @@
 // with a warning; it never loses an earlier record. Files are created
 // 0600 in directories of mode 0700.
 //
-// The package knows nothing of a UI: the CLI appends what the Worker
+// A Recorder writes a Worker's run: every message as it enters the
+// conversation (agent.Config.OnMessage) — the conversation the next
+// request is made from; a pre_llm_request hook's change to one request is
+// not part of it and is made again after a resume — and what the session
+// keeps of its events (recordEvent). Loaded.Messages is then exactly what
+// agent.Config.History needs to go on, and a paused record's state what
+// agent.Worker.Restore needs. Records are redacted with the session's
+// redactor (Writer.SetRedact), the same as tool results.
+//
+// The package knows nothing of a UI: the CLI records what the Worker
 // reports and reads a session back to resume it.
 package session
 
@@ -50,6 +59,7 @@ const (
 	KindCompaction Kind = "compaction" // Compaction: older messages replaced by a summary
 	KindOutcome    Kind = "outcome"    // Outcome: how a run ended
 	KindModel      Kind = "model"      // Model: the model was switched
+	KindCheck      Kind = "check"      // Check: a turn-end check finished
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -61,20 +71,28 @@ type Record struct {
 	Message *chat.Message `json:"message,omitempty"`
 	// Prompt marks a message the user typed (not feedback from a hook
 	// or check): the turns of a session are its prompts.
-	Prompt     bool                `json:"prompt,omitempty"`
-	Decision   *hooks.Decision     `json:"decision,omitempty"`
-	Usage      *chat.Usage         `json:"usage,omitempty"`
-	Pending    []agent.PendingCall `json:"pending,omitempty"`
-	Answers    []Answer            `json:"answers,omitempty"`
-	Compaction *Compaction         `json:"compaction,omitempty"`
-	Outcome    *Outcome            `json:"outcome,omitempty"`
-	Model      string              `json:"model,omitempty"`
+	Prompt bool `json:"prompt,omitempty"`
+	// Status is a tool result's status (ok, error, skipped, denied),
+	// which its message does not carry.
+	Status   chat.ResultStatus   `json:"status,omitempty"`
+	Decision *hooks.Decision     `json:"decision,omitempty"`
+	Usage    *chat.Usage         `json:"usage,omitempty"`
+	Pending  []agent.PendingCall `json:"pending,omitempty"`
+	// Paused is where a paused run stopped (with Pending, or alone for a
+	// pause at turn end): what another process needs to go on from it
+	// (agent.Worker.Restore).
+	Paused     *agent.PausedRun     `json:"paused,omitempty"`
+	Answers    []Answer             `json:"answers,omitempty"`
+	Compaction *Compaction          `json:"compaction,omitempty"`
+	Outcome    *Outcome             `json:"outcome,omitempty"`
+	Model      string               `json:"model,omitempty"`
+	Check      *agent.CheckFinished `json:"check,omitempty"`
 }
 
 // Answer is the answer to one paused call.
 type Answer struct {
 	CallID  string `json:"call_id"`
-	Verdict string `json:"verdict"` // "approve", "deny"
+	Verdict string `json:"verdict"` // as agent.Verdict writes it: "approve", "approve_always", "deny", "abort"
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"` // who answered: "user", "--yes", ...
 }

@@ -25,14 +25,19 @@ func every() []Record {
 		{Kind: KindMessage, Time: at(3), Message: &chat.Message{Role: chat.RoleAssistant, Content: "Reading.",
 			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "a.go"}`}}}},
 		{Kind: KindDecision, Time: at(4), Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", Duration: 1500, CallID: "c1"}},
-		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}},
+		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}, Status: chat.StatusOK},
 		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
-		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}}},
+		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}},
+			Paused: &agent.PausedRun{Requests: 2, Usage: chat.Usage{TotalTokens: 120}, Retry: hooks.BudgetState{Rounds: 1, Last: []chat.Message{{Role: chat.RoleUser, Content: "vet says"}}}, Calls: []agent.PausedCall{
+				{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Current: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, State: agent.CallPending, Hook: "approval", HookIndex: 1, Reason: "bash wants to run: go test"},
+				{Call: chat.ToolCall{ID: "c3", Name: "read_file"}, Current: chat.ToolCall{ID: "c3", Name: "read_file"}, State: agent.CallDecided, Result: &chat.ToolResult{CallID: "c3", Status: chat.StatusSkipped, Content: "Skipped"}},
+			}}},
 		{Kind: KindAnswered, Time: at(8), Answers: []Answer{{CallID: "c2", Verdict: "deny", Reason: "not now", By: "user"}}},
 		{Kind: KindCompaction, Time: at(9), Compaction: &Compaction{Replaced: 3, Summary: "The user asked to fix a test.", Pruned: 1, Focus: "the test",
 			Messages: []chat.Message{{Role: chat.RoleSystem, Content: "You are tackle."}, {Role: chat.RoleUser, Content: "The user asked to fix a test."}}}},
 		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
 		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
+		{Kind: KindCheck, Time: at(12), Check: &agent.CheckFinished{Check: "go vet", Status: "problems", Problems: 2, Summary: "a.go:3: x declared and not used", Duration: 2e9}},
 	}
 }
 
@@ -162,13 +167,12 @@ func TestContinueAfterATornLine(t *testing.T) {
 	f.WriteString(`{"type":"message","time":"2026-11-22T22:`) // killed mid-append
 	f.Close()
 
-	l, err := Load(w.Path())
+	w2, l, err := s.Reopen(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := s.Continue(l)
-	if err != nil {
-		t.Fatal(err)
+	if len(l.Records) != 3 || len(l.Warnings) != 1 || w2.ID() != l.Header.ID {
+		t.Fatalf("Reopen loaded %d records, warnings %v, id %q", len(l.Records), l.Warnings, w2.ID())
 	}
 	if err := w2.Append(recs[3]); err != nil {
 		t.Fatal(err)
@@ -185,19 +189,18 @@ func TestContinueAfterATornLine(t *testing.T) {
 
 func TestSecondWriterIsRefused(t *testing.T) {
 	s, w := newSession(t)
-	l, err := Load(w.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Continue(l); !errors.Is(err, ErrInUse) {
-		t.Fatalf("Continue while open = %v, want ErrInUse", err)
+	if _, _, err := s.Reopen(w.Path()); !errors.Is(err, ErrInUse) {
+		t.Fatalf("Reopen while open = %v, want ErrInUse", err)
 	}
 	w.Close()
-	w2, err := s.Continue(l)
+	w2, _, err := s.Reopen(w.Path())
 	if err != nil {
-		t.Fatalf("Continue after close = %v", err)
+		t.Fatalf("Reopen after close = %v", err)
 	}
 	w2.Close()
+	if _, _, err := s.Reopen(filepath.Join(s.Dir(), "missing.jsonl")); err == nil {
+		t.Error("Reopen of a missing file succeeded")
+	}
 }
 
 func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
@@ -207,7 +210,11 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	recs := []Record{
 		{Kind: KindMessage, Message: msg},
 		{Kind: KindDecision, Decision: &hooks.Decision{Hook: "h", Reason: "saw hunter2", Error: "hunter2"}},
-		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}}},
+		{Kind: KindPaused, Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c", Arguments: "hunter2"}, Reason: "hunter2"}},
+			Paused: &agent.PausedRun{LastText: "hunter2", Retry: hooks.BudgetState{Last: []chat.Message{{Content: "hunter2"}}}, Calls: []agent.PausedCall{
+				{Call: chat.ToolCall{Arguments: "hunter2"}, Current: chat.ToolCall{Arguments: "hunter2"}, Reason: "hunter2", Result: &chat.ToolResult{Content: "hunter2"}}},
+				TurnEnd: &agent.PausedTurnEnd{Reason: "hunter2", Final: chat.Message{Content: "hunter2"}}}},
+		{Kind: KindCheck, Check: &agent.CheckFinished{Summary: "hunter2"}},
 		{Kind: KindAnswered, Answers: []Answer{{CallID: "c", Verdict: "deny", Reason: "hunter2"}}},
 		{Kind: KindCompaction, Compaction: &Compaction{Summary: "hunter2", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hunter2"}}}},
 		{Kind: KindOutcome, Outcome: &Outcome{Status: "aborted", Reason: "hunter2"}},
@@ -221,8 +228,8 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 10 {
-		t.Errorf("file has the secret or %d redactions, want 10:\n%s", n, b)
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 19 {
+		t.Errorf("file has the secret or %d redactions, want 19:\n%s", n, b)
 	}
 	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
 		t.Errorf("the live message was changed: %+v", msg)
@@ -355,5 +362,36 @@ func TestLastPause(t *testing.T) {
 	l, _ = Load(w.Path())
 	if p := l.LastPause(); p != nil {
 		t.Errorf("LastPause after the answer = %+v", p)
+	}
+}
+
+// The session used last comes first, whenever it was started: -c goes on
+// with the one resumed and used most recently.
+func TestListPutsTheSessionUsedLastFirst(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), "sessions"))
+	var paths []string
+	for i := range 3 {
+		w, err := s.Create(Header{Workspace: "/src/proj", Started: t0.Add(time.Duration(i) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		paths = append(paths, w.Path())
+	}
+	for i, p := range paths {
+		at := t0.Add(time.Duration(10+i) * time.Hour)
+		if i == 0 {
+			at = t0.Add(20 * time.Hour) // the oldest session, resumed later
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.List("/src/proj")
+	if err != nil || len(list) != 3 || list[0].Path != paths[0] || list[1].Path != paths[2] || list[2].Path != paths[1] {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if in, _, _ := s.Latest("/src/proj"); in.Path != paths[0] {
+		t.Errorf("Latest = %s", in.Path)
 	}
 }

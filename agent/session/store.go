@@ -57,7 +57,7 @@ func newID(now time.Time) string {
 }
 
 // Create starts a new session of workspace (an absolute path) and returns
-// its writer, with the header written and synced.
+// its writer, with the header written.
 func (s *Store) Create(h Header) (*Writer, error) {
 	if !filepath.IsAbs(h.Workspace) {
 		return nil, fmt.Errorf("create session: workspace %q is not an absolute path", h.Workspace)
@@ -86,12 +86,12 @@ func (s *Store) Create(h Header) (*Writer, error) {
 			os.Remove(path)
 			return nil, err
 		}
+		// The header is synced with the first turn's records (a file of
+		// a header alone is of no use): no fsync here, which would be
+		// paid before the first request.
 		b, err := marshalLine(headerLine{Kind: "header", Header: &h})
 		if err == nil {
 			err = w.write(b)
-		}
-		if err == nil {
-			err = w.Sync()
 		}
 		if err != nil {
 			w.Close()
@@ -103,24 +103,31 @@ func (s *Store) Create(h Header) (*Writer, error) {
 	return nil, errors.New("create session: no free session id")
 }
 
-// Continue opens an existing session for appending, after its records
-// were loaded (Load). It fails with ErrInUse while another process
-// writes it.
-func (s *Store) Continue(l *Loaded) (*Writer, error) {
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND, 0o600)
+// Reopen opens the session file at path for appending and loads it,
+// in that order: the file is locked before it is read, so that what is
+// loaded is what this process goes on from. It fails with ErrInUse while
+// another process writes the session.
+func (s *Store) Reopen(path string) (*Writer, *Loaded, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("continue session: %w", err)
+		return nil, nil, fmt.Errorf("continue session: %w", err)
 	}
-	w, err := newWriter(f, l.Path, l.Header)
+	w, err := newWriter(f, path, Header{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")})
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
+	l, err := Load(path)
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	w.header = l.Header
 	w.turns = l.Turns()
 	// A torn last line is ended, so that the next record starts a line
 	// of its own.
 	w.torn = l.tornTail
-	return w, nil
+	return w, l, nil
 }
 
 // headerLine is the JSON form of the first line.

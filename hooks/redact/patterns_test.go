@@ -24,9 +24,9 @@ const (
 	shortSecret     = "pw1"
 )
 
-func mustRedactor(t testing.TB, s Settings, secrets ...string) *redactor {
+func mustRedactor(t testing.TB, s Settings, secrets ...string) *Redactor {
 	t.Helper()
-	r, err := newRedactor(secrets, s)
+	r, err := New(secrets, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestRedactsTokenShapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustRedactor(t, Settings{})
-			if got := r.redact(tc.in); got != tc.want {
+			if got := r.Redact(tc.in); got != tc.want {
 				t.Errorf("redact(%q)\n = %q\nwant %q", tc.in, got, tc.want)
 			}
 		})
@@ -90,7 +90,7 @@ func TestLeavesOrdinaryTextAlone(t *testing.T) {
 		"password_hint=\n",
 	} {
 		r := mustRedactor(t, Settings{})
-		if got := r.redact(in); got != in {
+		if got := r.Redact(in); got != in {
 			t.Errorf("redact(%q)\n = %q, want it unchanged", in, got)
 		}
 	}
@@ -98,15 +98,15 @@ func TestLeavesOrdinaryTextAlone(t *testing.T) {
 
 func TestLearnedValuesAreRedactedEverywhere(t *testing.T) {
 	r := mustRedactor(t, Settings{})
-	if got := r.redact("DB_PASSWORD=" + dbPassword + "\nagain: " + dbPassword); got != "DB_PASSWORD=[REDACTED:dotenv]\nagain: [REDACTED:dotenv]" {
+	if got := r.Redact("DB_PASSWORD=" + dbPassword + "\nagain: " + dbPassword); got != "DB_PASSWORD=[REDACTED:dotenv]\nagain: [REDACTED:dotenv]" {
 		t.Errorf("same result: %q", got)
 	}
 	// A later result that shows the value without its key.
-	if got := r.redact("compose: password: " + dbPassword); got != "compose: password: [REDACTED:dotenv]" {
+	if got := r.Redact("compose: password: " + dbPassword); got != "compose: password: [REDACTED:dotenv]" {
 		t.Errorf("later result: %q", got)
 	}
 	// Short values are redacted where they are assigned, not everywhere.
-	if got := r.redact("DB_PASS=" + shortSecret + " and " + shortSecret); got != "DB_PASS=[REDACTED:dotenv] and "+shortSecret {
+	if got := r.Redact("DB_PASS=" + shortSecret + " and " + shortSecret); got != "DB_PASS=[REDACTED:dotenv] and "+shortSecret {
 		t.Errorf("short value: %q", got)
 	}
 }
@@ -115,16 +115,16 @@ func TestDisablePatterns(t *testing.T) {
 	in := "t=" + jwtToken + " k=" + ghToken + "\nAPI_TOKEN=abc123"
 	r := mustRedactor(t, Settings{Disable: []string{"jwt", "dotenv"}})
 	want := "t=" + jwtToken + " k=[REDACTED:github]\nAPI_TOKEN=abc123"
-	if got := r.redact(in); got != want {
+	if got := r.Redact(in); got != want {
 		t.Errorf("redact = %q\nwant %q", got, want)
 	}
-	_, err := newRedactor(nil, Settings{Disable: []string{"jwtt"}})
+	_, err := New(nil, Settings{Disable: []string{"jwtt"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown pattern "jwtt"`) || !strings.Contains(err.Error(), "the patterns are dotenv, ") {
 		t.Errorf("error = %v", err)
 	}
 	// Every name Patterns lists can be disabled, and then finds nothing.
 	for _, name := range Patterns() {
-		if _, err := newRedactor(nil, Settings{Disable: []string{name}}); err != nil {
+		if _, err := New(nil, Settings{Disable: []string{name}}); err != nil {
 			t.Errorf("disable %s: %v", name, err)
 		}
 	}
@@ -146,7 +146,7 @@ func bigResult() string {
 
 func TestBigResult(t *testing.T) {
 	in := bigResult()
-	out := mustRedactor(t, Settings{}, "sk-e2e-secret-key").redact(in)
+	out := mustRedactor(t, Settings{}, "sk-e2e-secret-key").Redact(in)
 	if strings.Contains(out, ghToken) || strings.Contains(out, "API_TOKEN=value") {
 		t.Error("a secret got through")
 	}
@@ -160,6 +160,6 @@ func BenchmarkRedact1MiB(b *testing.B) {
 	r := mustRedactor(b, Settings{}, "sk-e2e-secret-key", "another-secret-value")
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		r.redact(in)
+		r.Redact(in)
 	}
 }

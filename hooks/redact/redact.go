@@ -51,10 +51,17 @@ type Settings struct {
 // post_tool_call hook, and as a Protect hook on every result with content,
 // cancelled or not. An unknown pattern name in s is an error.
 func Hook(secrets []string, s Settings) (hooks.Hook[hooks.PostToolInput, hooks.PostToolResult], error) {
-	r, err := newRedactor(secrets, s)
+	r, err := New(secrets, s)
 	if err != nil {
 		return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{}, err
 	}
+	return r.Hook(), nil
+}
+
+// Hook returns the post_tool_call hook that redacts every result's
+// content with r (see the function Hook). A value r learns from a result
+// is redacted from then on wherever r is used: in the session file too.
+func (r *Redactor) Hook() hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] {
 	return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{
 		Name:     HookName,
 		Priority: -1 << 20,
@@ -62,14 +69,16 @@ func Hook(secrets []string, s Settings) (hooks.Hook[hooks.PostToolInput, hooks.P
 		// was cancelled or a hook aborted it.
 		Protect: true,
 		Run: func(_ context.Context, in *hooks.PostToolInput) (hooks.PostToolResult, error) {
-			in.Result.Content = r.redact(in.Result.Content)
+			in.Result.Content = r.Redact(in.Result.Content)
 			return hooks.PostToolResult{}, nil
 		},
-	}, nil
+	}
 }
 
-// redactor holds the secrets of a session. It is safe for concurrent use.
-type redactor struct {
+// Redactor holds the secrets of a session: the values it was given, the
+// patterns in force and the values it learned. It is safe for concurrent
+// use.
+type Redactor struct {
 	fixed    []string // environment values, longest first
 	patterns []*pattern
 	dotenv   bool
@@ -89,7 +98,10 @@ func (s Settings) Validate() error {
 	return nil
 }
 
-func newRedactor(secrets []string, s Settings) (*redactor, error) {
+// New returns a Redactor of the given secret values (values shorter than
+// 8 bytes are ignored) and the patterns s does not disable. An unknown
+// pattern name in s is an error.
+func New(secrets []string, s Settings) (*Redactor, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -97,7 +109,7 @@ func newRedactor(secrets []string, s Settings) (*redactor, error) {
 	for _, name := range s.Disable {
 		off[name] = true
 	}
-	r := &redactor{dotenv: !off[PatternDotenv]}
+	r := &Redactor{dotenv: !off[PatternDotenv]}
 	for _, v := range secrets {
 		if len(v) >= minLen {
 			r.fixed = append(r.fixed, v)
@@ -119,8 +131,10 @@ func sortLongestFirst(vals *[]string) {
 	*vals = slices.Compact(*vals)
 }
 
-// redact returns s without the secrets it knows or finds.
-func (r *redactor) redact(s string) string {
+// Redact returns s without the secrets r knows or finds. A value of a
+// secret-looking assignment it finds is learned: it is redacted wherever
+// it appears from then on.
+func (r *Redactor) Redact(s string) string {
 	s = replaceValues(s, r.fixed, Placeholder)
 	for _, p := range r.patterns {
 		s = p.apply(s)

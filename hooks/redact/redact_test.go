@@ -52,3 +52,23 @@ func TestNoSecretsLeavesContentAlone(t *testing.T) {
 		t.Errorf("content = %q, %v", in.Result.Content, err)
 	}
 }
+
+// The session file is redacted by the same Redactor as tool results: a
+// value the hook learned from a result is redacted in the file too.
+func TestRedactorSharesWhatItsHookLearned(t *testing.T) {
+	r, err := redact.New([]string{"sk-test-abcdefgh"}, redact.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := hooks.PostToolInput{Result: chat.ToolResult{Content: "DB_PASSWORD=hunter2-horse\n"}}
+	if _, err := r.Hook().Run(context.Background(), &in); err != nil {
+		t.Fatal(err)
+	}
+	got := r.Redact("the model says: use hunter2-horse with sk-test-abcdefgh")
+	if want := "the model says: use [REDACTED:dotenv] with [REDACTED]"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	if _, err := redact.New(nil, redact.Settings{Disable: []string{"nope"}}); err == nil {
+		t.Error("New with an unknown pattern succeeded")
+	}
+}

@@ -49,6 +49,9 @@ type Config struct {
 	MaxParallelTools *int `json:"max_parallel_tools,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
+	// OnPause is what a non-interactive run does with a call that needs
+	// approval: "deny" (the default) or "save" (--on-pause).
+	OnPause string `json:"on_pause,omitempty"`
 	// FirstTokenTimeout and StreamIdleTimeout bound the wait for a
 	// model reply's first token and the silence between its chunks.
 	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`

@@ -44,6 +44,11 @@ type Answers struct {
 	// Summarize words a call on stderr as its tool does; nil shows its
 	// arguments as sent.
 	Summarize Summarizer
+	// Save ends the run as paused, with nothing decided, when a pause has
+	// a call Yes cannot approve (--on-pause save): the caller saves the
+	// session, and a person answers later (Continue). A pause at turn end
+	// is saved too.
+	Save bool
 }
 
 // Result is how a headless run ended.
@@ -53,60 +58,103 @@ type Result struct {
 	Denied int
 	// Err is the error that ended the run, if any.
 	Err error
+	// Saved: the run ended paused, its pending calls unanswered, to be
+	// resumed later (Answers.Save). Session is the id of the session it
+	// was saved in, set by the caller.
+	Saved   bool
+	Session string
 }
 
 // Drive runs prompt to completion. Each pause is decided at once: with
 // a.Yes every pending call a.Protected does not refuse is approved, and a
 // line on stderr names the call and why it asked; otherwise it is denied
-// with a reason the model sees, and a note on stderr says how to allow it.
-// Either way the decision names who made it (ByYes, ByNonInteractive) for
-// the event stream. A pause from an on_turn_end hook cannot be answered
-// without a user and ends the run.
+// with a reason the model sees, and a note on stderr says how to allow it
+// — or, with a.Save, the run ends paused with nothing decided. Either way
+// a decision names who made it (ByYes, ByNonInteractive) for the event
+// stream. A pause from an on_turn_end hook cannot be answered without a
+// user and ends the run.
 func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Writer) Result {
-	var res Result
 	out, err := r.Run(ctx, prompt)
+	return drive(ctx, r, out, err, a, stderr)
+}
+
+// Continue answers a paused run with decisions (a person's answers, given
+// to a later process) and goes on like Drive.
+func Continue(ctx context.Context, r Runner, decisions []agent.Decision, a Answers, stderr io.Writer) Result {
+	out, err := r.Resume(ctx, decisions)
+	return drive(ctx, r, out, err, a, stderr)
+}
+
+// drive decides the pauses of a run that returned out and err, until it
+// ends.
+func drive(ctx context.Context, r Runner, out agent.Outcome, err error, a Answers, stderr io.Writer) Result {
+	var res Result
 	for err == nil && out.Status == agent.StatusPaused && len(out.Pending) > 0 {
+		if a.Save && !a.approvesAll(out.Pending) {
+			break
+		}
 		decisions := make([]agent.Decision, len(out.Pending))
 		for i, p := range out.Pending {
-			var why string
-			if a.Yes && a.Protected != nil {
-				why = a.Protected(p.Call)
+			var denied bool
+			decisions[i], denied = a.decide(p, stderr)
+			if denied {
+				res.Denied++
 			}
-			if a.Yes && why == "" {
-				decisions[i] = agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve, By: ByYes}
-				fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", summary(p.Call, a.Summarize), paren(pauseNote(p)))
-				continue
-			}
-			res.Denied++
-			if why != "" {
-				// --yes answers the questions of a run nobody watches; a
-				// protected path asks because a change there can run code
-				// later, so it takes a rule naming the path.
-				decisions[i] = agent.Decision{
-					CallID:  p.Call.ID,
-					Verdict: agent.Deny,
-					By:      ByYes,
-					Reason: "tackle is running non-interactively and --yes does not approve writes to protected paths: " + why +
-						". Do not retry it or try another way to write there; finish without it or tell the user what you needed to change.",
-				}
-				fmt.Fprintf(stderr, "tackle: denied %s\n        (%s; --yes does not approve it: allow exactly this path, or pass --dangerously-skip-protection)\n",
-					summary(p.Call, a.Summarize), why)
-				continue
-			}
-			decisions[i] = agent.Decision{
-				CallID:  p.Call.ID,
-				Verdict: agent.Deny,
-				By:      ByNonInteractive,
-				Reason: "tackle is running non-interactively and nobody can approve this call (" + p.Reason +
-					"). Do not retry it; finish without it or tell the user what you needed to run.",
-			}
-			fmt.Fprintf(stderr, "tackle: denied %s\n        (it needs approval and this run is non-interactive; pass --yes to approve such calls)\n",
-				summary(p.Call, a.Summarize))
 		}
 		out, err = r.Resume(ctx, decisions)
 	}
 	res.Outcome, res.Err = out, err
+	res.Saved = a.Save && err == nil && out.Status == agent.StatusPaused
 	return res
+}
+
+// approvesAll reports whether --yes answers every call of pending.
+func (a Answers) approvesAll(pending []agent.PendingCall) bool {
+	if !a.Yes {
+		return false
+	}
+	for _, p := range pending {
+		if a.Protected != nil && a.Protected(p.Call) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// decide answers one pending call as a piped run does, and says so on
+// stderr; denied reports a denial.
+func (a Answers) decide(p agent.PendingCall, stderr io.Writer) (d agent.Decision, denied bool) {
+	var why string
+	if a.Yes && a.Protected != nil {
+		why = a.Protected(p.Call)
+	}
+	if a.Yes && why == "" {
+		fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", summary(p.Call, a.Summarize), paren(pauseNote(p)))
+		return agent.Decision{CallID: p.Call.ID, Verdict: agent.Approve, By: ByYes}, false
+	}
+	if why != "" {
+		// --yes answers the questions of a run nobody watches; a
+		// protected path asks because a change there can run code
+		// later, so it takes a rule naming the path.
+		fmt.Fprintf(stderr, "tackle: denied %s\n        (%s; --yes does not approve it: allow exactly this path, or pass --dangerously-skip-protection)\n",
+			summary(p.Call, a.Summarize), why)
+		return agent.Decision{
+			CallID:  p.Call.ID,
+			Verdict: agent.Deny,
+			By:      ByYes,
+			Reason: "tackle is running non-interactively and --yes does not approve writes to protected paths: " + why +
+				". Do not retry it or try another way to write there; finish without it or tell the user what you needed to change.",
+		}, true
+	}
+	fmt.Fprintf(stderr, "tackle: denied %s\n        (it needs approval and this run is non-interactive; pass --yes to approve such calls, or --on-pause save to answer later)\n",
+		summary(p.Call, a.Summarize))
+	return agent.Decision{
+		CallID:  p.Call.ID,
+		Verdict: agent.Deny,
+		By:      ByNonInteractive,
+		Reason: "tackle is running non-interactively and nobody can approve this call (" + p.Reason +
+			"). Do not retry it; finish without it or tell the user what you needed to run.",
+	}, true
 }
 
 // pauseNote says which hook asked about a call and why.

@@ -205,10 +205,47 @@ type jsonResult struct {
 	Compactions   []compaction     `json:"compactions,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
 	Usage         chat.Usage       `json:"usage"`
+	// SessionID names the session the run was recorded in (for
+	// --resume); Pending lists the calls a saved pause waits for.
+	SessionID string        `json:"session_id,omitempty"`
+	Pending   []pendingCall `json:"pending,omitempty"`
+}
+
+// pendingCall is a call a saved pause waits for, as the output names it:
+// what --approve and --deny answer.
+type pendingCall struct {
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Hook      string          `json:"hook"`
+	Reason    string          `json:"reason"`
+}
+
+// sessionLine is the last line of stream-json when the run was recorded.
+type sessionLine struct {
+	Type      string        `json:"type"`
+	SessionID string        `json:"session_id"`
+	Status    agent.Status  `json:"status"`
+	Saved     bool          `json:"saved,omitempty"`
+	Pending   []pendingCall `json:"pending,omitempty"`
+}
+
+// savedPending lists the calls of a saved pause.
+func savedPending(r Result) []pendingCall {
+	if !r.Saved {
+		return nil
+	}
+	out := []pendingCall{}
+	for _, p := range r.Outcome.Pending {
+		out = append(out, pendingCall{ID: p.Call.ID, Tool: p.Call.Name, Arguments: rawArgs(p.Call.Arguments), Hook: p.Hook, Reason: p.Reason})
+	}
+	return out
 }
 
 // Finish ends the output: a final newline in text mode, the result object
-// in json mode. It returns the first error writing stdout.
+// in json mode, a line naming the session in stream-json mode; a saved
+// pause names its session and pending calls in every mode. It returns the
+// first error writing stdout.
 func (p *Printer) Finish(r Result, exitCode int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -216,6 +253,18 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 	case Text:
 		if p.wrote && !p.lastNL {
 			p.out("\n")
+		}
+		if r.Saved {
+			p.savedText(r)
+		}
+	case StreamJSON:
+		if r.Session != "" {
+			b, err := json.Marshal(sessionLine{Type: "session", SessionID: r.Session, Status: r.Outcome.Status, Saved: r.Saved, Pending: savedPending(r)})
+			if err == nil {
+				b = append(b, '\n')
+				_, err = p.stdout.Write(b)
+			}
+			p.noteErr(err)
 		}
 	case JSON:
 		res := jsonResult{
@@ -230,6 +279,8 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 			Compactions:   p.compacted,
 			Warnings:      p.warnings,
 			Usage:         r.Outcome.Usage,
+			SessionID:     r.Session,
+			Pending:       savedPending(r),
 		}
 		if r.Err != nil {
 			res.Error = r.Err.Error()
@@ -245,6 +296,33 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 		p.noteErr(enc.Encode(res))
 	}
 	return p.err
+}
+
+// savedText tells, on stdout, how to go on with a saved pause.
+func (p *Printer) savedText(r Result) {
+	var b strings.Builder
+	pending := r.Outcome.Pending
+	if len(pending) == 0 {
+		fmt.Fprintf(&b, "Paused at turn end (%s); saved as session %s.\n", r.Outcome.Reason, r.Session)
+		fmt.Fprintf(&b, "Go on with: tackle --resume %s --approve all\n", r.Session)
+		p.out(b.String())
+		return
+	}
+	fmt.Fprintf(&b, "Paused; saved as session %s. %s for an answer:\n", r.Session, plural(len(pending), "1 call waits", fmt.Sprintf("%d calls wait", len(pending))))
+	for _, pc := range pending {
+		fmt.Fprintf(&b, "  %s  %s  %s\n", pc.Call.ID, pc.Call.Name, oneLine(pc.Call.Arguments, 200))
+		fmt.Fprintf(&b, "      %s\n", pauseNote(pc))
+	}
+	id := pending[0].Call.ID
+	fmt.Fprintf(&b, "Go on with: tackle --resume %s --approve %s (or --approve all), or --deny %s --reason \"...\"\n", r.Session, id, id)
+	p.out(b.String())
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Summarizer gives the one-line summary of a call's arguments, as the
