@@ -29,7 +29,7 @@ func (m *Model) showContext() {
 		m.note(noteError, "the context breakdown is not available here")
 		return
 	}
-	m.pushDialog(&contextDialog{parts: m.opts.ContextParts, lastPrompt: m.ctxSize})
+	m.pushDialog(&contextDialog{parts: m.opts.ContextParts, lastPrompt: m.ctxSize, used: m.ctxUsed, window: m.ctxWindow})
 }
 
 // contextDialog lists the parts of the context with their estimated
@@ -37,7 +37,10 @@ func (m *Model) showContext() {
 type contextDialog struct {
 	parts      []ContextPart
 	lastPrompt int64 // prompt tokens of the last request, from the server; 0 before the first
-	width      int
+	// used and window are the Worker's measure of the next request and
+	// the model's context window (0 when not known).
+	used, window int64
+	width        int
 }
 
 func (d *contextDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
@@ -64,6 +67,9 @@ func (d *contextDialog) view(st *themes.Styles) string {
 		rows = append(rows, [2]string{tokens(d.lastPrompt), fmt.Sprintf("the last request in all (the server's count); the conversation ≈%s", tokens(max(d.lastPrompt-fixed, 0)))})
 	} else {
 		rows = append(rows, [2]string{"", "no request yet"})
+	}
+	if d.window > 0 {
+		rows = append(rows, [2]string{tokens(d.window), fmt.Sprintf("the model's context window; the next request uses ≈%s (%d%%)", tokens(d.used), d.used*100/d.window)})
 	}
 	w := 0
 	for _, r := range rows {

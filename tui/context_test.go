@@ -26,10 +26,14 @@ func TestContextListsThePartsWithTheirSize(t *testing.T) {
 	}
 	h.keys("esc")
 	// After a request, the server's count and the conversation's share.
-	h.events(agent.UsageReport{Request: chat.Usage{PromptTokens: 10200}})
+	h.events(agent.UsageReport{Request: chat.Usage{PromptTokens: 10200}, Context: 10500, Window: 128000})
 	h.typeText("/context").keys("enter")
-	if screen := h.screen(); !strings.Contains(screen, "10.2k  the last request in all (the server's count); the conversation ≈6.0k") {
-		t.Errorf("screen:\n%s", screen)
+	screen = h.screen()
+	for _, want := range []string{"10.2k   the last request in all (the server's count); the conversation ≈6.0k",
+		"128.0k  the model's context window; the next request uses ≈10.5k (8%)"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
 	}
 }
 
