@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -61,7 +62,7 @@ type Tool struct {
 	preview func(args any) Preview // nil: the arguments by name
 }
 
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // New defines a tool whose arguments are a JSON object decoded into A, a
 // struct whose fields carry json tags (fields tagged omitempty or
@@ -81,7 +82,7 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // when no schema can be generated for A: both are programming errors,
 // like a bad pattern given to regexp.MustCompile.
 func New[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error), preview func(args A) Preview) *Tool {
-	if !toolName.MatchString(name) {
+	if !toolName().MatchString(name) {
 		panic(fmt.Sprintf("tools.New: invalid tool name %q", name))
 	}
 	schema, err := jsonschema.For[A](nil)

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -168,7 +169,9 @@ func fromLlamaProps(ctx context.Context, c *http.Client, o Options, _, root stri
 // it silently drops what does not fit).
 const ollamaDefault = 4096
 
-var numCtxRE = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+// numCtxRE finds num_ctx in Ollama's parameters; compiled on first use,
+// not at start-up.
+var numCtxRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`) })
 
 // fromOllamaShow reads Ollama's /api/show: num_ctx from the model's
 // parameters, else Ollama's default capped by the model's own length.
@@ -181,7 +184,7 @@ func fromOllamaShow(ctx context.Context, c *http.Client, o Options, _, root stri
 	if err := getJSON(ctx, c, http.MethodPost, root+"/api/show", o.APIKey, req, &body); err != nil {
 		return Window{}
 	}
-	if m := numCtxRE.FindStringSubmatch(body.Parameters); m != nil {
+	if m := numCtxRE().FindStringSubmatch(body.Parameters); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			return Window{Tokens: n, Source: "server /api/show num_ctx"}
 		}

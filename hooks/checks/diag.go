@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Diagnostic is one problem a check found.
@@ -150,7 +151,7 @@ type outputParser struct {
 // diagLine matches "file:line: message" and "file:line:col: message",
 // optionally behind go vet's "vet: " prefix. The space after the last
 // colon is optional (grep -n prints none).
-var diagLine = regexp.MustCompile(`^(vet: )?([^\s:][^:]*?):(\d+)(?::(\d+))?: ?(.*)$`)
+var diagLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(vet: )?([^\s:][^:]*?):(\d+)(?::(\d+))?: ?(.*)$`) })
 
 // parse reads out.
 func (p outputParser) parse(out string) parsed {
@@ -163,7 +164,7 @@ func (p outputParser) parse(out string) parsed {
 			continue
 		}
 		last = -1
-		m := diagLine.FindStringSubmatch(line)
+		m := diagLine().FindStringSubmatch(line)
 		if m == nil || strings.TrimSpace(m[5]) == "" {
 			if s := strings.TrimSpace(line); s != "" {
 				res.other = append(res.other, s)

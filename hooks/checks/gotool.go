@@ -376,7 +376,9 @@ const offlineHint = "a dependency is not in the module cache and checks never do
 
 // readonlyImport matches go's message for an import that no required
 // module provides, under -mod=readonly.
-var readonlyImport = regexp.MustCompile(`^cannot find module providing package (\S+): import lookup disabled by -mod=readonly`)
+var readonlyImport = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^cannot find module providing package (\S+): import lookup disabled by -mod=readonly`)
+})
 
 // unitResult is what one go tool run found.
 type unitResult struct {
@@ -413,7 +415,7 @@ func (c *Checker) runGoTool(ctx context.Context, check string, argv []string, u 
 			res.err = fmt.Sprintf("%s %s: %s: %s", check, u.name(c.root), offlineHint, firstLine(d.Message))
 			offline = true
 		}
-		if m := readonlyImport.FindStringSubmatch(d.Message); m != nil {
+		if m := readonlyImport().FindStringSubmatch(d.Message); m != nil {
 			// The explicit -mod=readonly words it for the flag, not
 			// for the fix.
 			p.diags[i].Message += "\n\tno module in go.mod provides it; to add one: go get " + m[1]
