@@ -20,10 +20,8 @@ type permissionsDialog struct {
 	policy Policy
 	home   string // shown as ~ in config file paths
 	perms  []approval.Permission
-	sel    int
-	scroll int // first rule shown
-	// laid out by layout:
-	width, rows int
+	nav    listNav
+	width  int // laid out by layout
 }
 
 func newPermissionsDialog(p Policy, home string) *permissionsDialog {
@@ -31,53 +29,18 @@ func newPermissionsDialog(p Policy, home string) *permissionsDialog {
 }
 
 func (d *permissionsDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "up", "k":
-			d.move(-1)
-		case "down", "j":
-			d.move(1)
-		case "pgup":
-			d.move(-d.rows)
-		case "pgdown", "space":
-			d.move(d.rows)
-		case "home", "g":
-			d.move(-len(d.perms))
-		case "end", "G":
-			d.move(len(d.perms))
+	if d.nav.handle(msg, len(d.perms)) {
+		return dialogAction{}, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
 		case "d", "x", "delete", "backspace":
 			return d.revoke(), nil
 		case "esc", "q", "enter", "ctrl+c":
 			return dialogAction{close: true}, nil
 		}
-	case tea.MouseWheelMsg:
-		if msg.Button == tea.MouseWheelUp {
-			d.move(-1)
-		} else {
-			d.move(1)
-		}
 	}
 	return dialogAction{}, nil
-}
-
-func (d *permissionsDialog) move(n int) {
-	if len(d.perms) == 0 {
-		return
-	}
-	d.sel = min(max(d.sel+n, 0), len(d.perms)-1)
-	d.follow()
-}
-
-// follow scrolls so that the selected rule is shown.
-func (d *permissionsDialog) follow() {
-	switch {
-	case d.sel < d.scroll:
-		d.scroll = d.sel
-	case d.rows > 0 && d.sel >= d.scroll+d.rows:
-		d.scroll = d.sel - d.rows + 1
-	}
-	d.scroll = max(min(d.scroll, len(d.perms)-d.rows), 0)
 }
 
 // revoke drops the selected rule and says what happened in the
@@ -86,13 +49,12 @@ func (d *permissionsDialog) revoke() dialogAction {
 	if len(d.perms) == 0 {
 		return dialogAction{}
 	}
-	p := d.perms[d.sel]
+	p := d.perms[d.nav.sel]
 	if !d.policy.Revoke(p) {
 		return dialogAction{notice: fmt.Sprintf("%s %s was already gone", p.Effect(), p.Rule)}
 	}
 	d.perms = d.policy.Permissions()
-	d.sel = min(d.sel, max(len(d.perms)-1, 0))
-	d.follow()
+	d.nav.move(0, len(d.perms))
 	var what string
 	switch p.Source {
 	case approval.FromSession:
@@ -134,8 +96,8 @@ func (d *permissionsDialog) origin(p approval.Permission) string {
 func (d *permissionsDialog) layout(_ *themes.Styles, width, height int) {
 	d.width = width
 	// The box's border, the title, a blank line, the help and the keys.
-	d.rows = max(height-8, 1)
-	d.follow()
+	d.nav.rows = max(height-8, 1)
+	d.nav.move(0, len(d.perms))
 }
 
 func (d *permissionsDialog) view(st *themes.Styles) string {
@@ -151,11 +113,11 @@ func (d *permissionsDialog) view(st *themes.Styles) string {
 		ruleWidth = max(ruleWidth, ansi.StringWidth(p.Rule.String()))
 	}
 	ruleWidth = min(ruleWidth, inner/2)
-	end := min(d.scroll+d.rows, len(d.perms))
-	for i := d.scroll; i < end; i++ {
+	from, end := d.nav.shown(len(d.perms))
+	for i := from; i < end; i++ {
 		p := d.perms[i]
 		mark, effect := "  ", p.Effect()
-		if i == d.sel {
+		if i == d.nav.sel {
 			mark = st.ModalKey.Render("▸ ")
 		}
 		effect += strings.Repeat(" ", 6-len(effect))
@@ -172,8 +134,8 @@ func (d *permissionsDialog) view(st *themes.Styles) string {
 		line := mark + effectStyle.Render(effect) + rule + "  " + st.ModalReason.Render(plainText(d.origin(p), st.ControlChar))
 		lines = append(lines, ansi.Truncate(line, inner, "…"))
 	}
-	if end < len(d.perms) || d.scroll > 0 {
-		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("rules %d–%d of %d", d.scroll+1, end, len(d.perms))))
+	if end < len(d.perms) || from > 0 {
+		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("rules %d–%d of %d", from+1, end, len(d.perms))))
 	}
 	lines = append(lines, "")
 	lines = append(lines, prefixed(st.ModalHint.Render,

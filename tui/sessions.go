@@ -237,12 +237,10 @@ func (m *Model) showOutcome(o session.Outcome) {
 // sessionPicker lists sessions to go on with: when each was last used,
 // its first prompt, its turns and model.
 type sessionPicker struct {
-	list   []session.Info
-	now    func() time.Time
-	sel    int
-	scroll int
-	// laid out by layout:
-	width, rows int
+	list  []session.Info
+	now   func() time.Time
+	nav   listNav
+	width int // laid out by layout
 }
 
 func newSessionPicker(list []session.Info, now func() time.Time) *sessionPicker {
@@ -250,62 +248,36 @@ func newSessionPicker(list []session.Info, now func() time.Time) *sessionPicker 
 }
 
 func (d *sessionPicker) update(msg tea.Msg) (dialogAction, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "up", "k":
-			d.move(-1)
-		case "down", "j":
-			d.move(1)
-		case "pgup":
-			d.move(-d.rows)
-		case "pgdown", "space":
-			d.move(d.rows)
-		case "home", "g":
-			d.move(-len(d.list))
-		case "end", "G":
-			d.move(len(d.list))
+	if d.nav.handle(msg, len(d.list)) {
+		return dialogAction{}, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
 		case "enter":
-			return dialogAction{close: true, openSession: d.list[d.sel].ID}, nil
+			return dialogAction{close: true, openSession: d.list[d.nav.sel].ID}, nil
 		case "esc", "q", "ctrl+c":
 			return dialogAction{close: true}, nil
-		}
-	case tea.MouseWheelMsg:
-		if msg.Button == tea.MouseWheelUp {
-			d.move(-1)
-		} else {
-			d.move(1)
 		}
 	}
 	return dialogAction{}, nil
 }
 
-func (d *sessionPicker) move(n int) {
-	d.sel = min(max(d.sel+n, 0), len(d.list)-1)
-	switch {
-	case d.sel < d.scroll:
-		d.scroll = d.sel
-	case d.rows > 0 && d.sel >= d.scroll+d.rows:
-		d.scroll = d.sel - d.rows + 1
-	}
-}
-
 func (d *sessionPicker) layout(_ *themes.Styles, width, height int) {
 	d.width = width
 	// The border, the title, the header, the keys.
-	d.rows = max(height-6, 1)
-	d.move(0)
+	d.nav.rows = max(height-6, 1)
+	d.nav.move(0, len(d.list))
 }
 
 func (d *sessionPicker) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
 	lines := []string{st.ModalTitle.Render("Resume a session") + st.ModalHint.Render(" — last used first")}
 	lines = append(lines, st.ModalHint.Render(ansi.Truncate(fmt.Sprintf("  %-16s  %5s  %-16s  %s", "last used", "turns", "model", "first prompt"), inner, "…")))
-	end := min(d.scroll+d.rows, len(d.list))
-	for i := d.scroll; i < end; i++ {
+	from, end := d.nav.shown(len(d.list))
+	for i := from; i < end; i++ {
 		in := d.list[i]
 		mark := "  "
-		if i == d.sel {
+		if i == d.nav.sel {
 			mark = st.ModalKey.Render("▸ ")
 		}
 		model := ansi.Truncate(in.Model, 16, "…")
@@ -316,8 +288,8 @@ func (d *sessionPicker) view(st *themes.Styles) string {
 		}
 		lines = append(lines, ansi.Truncate(mark+row+prompt, inner, "…"))
 	}
-	if end < len(d.list) || d.scroll > 0 {
-		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("sessions %d–%d of %d", d.scroll+1, end, len(d.list))))
+	if end < len(d.list) || from > 0 {
+		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("sessions %d–%d of %d", from+1, end, len(d.list))))
 	}
 	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
 	lines = append(lines, flowParts([]string{k("↑↓", "select"), k("enter", "resume"), k("esc", "close")}, "   ", inner)...)
