@@ -13,8 +13,8 @@
 //     sh, …) → Pause;
 //  4. the call writes a protected path (protect.go) → Pause, in every mode,
 //     unless an allow rule names that exact path or protection is off;
-//  4a. an earlier pre_tool_call hook said Ask or Allow for exactly these
-//     arguments (hooks.Approval, e.g. a Claude Code hook's
+//     then, if an earlier pre_tool_call hook said Ask or Allow for exactly
+//     these arguments (hooks.Approval, e.g. a Claude Code hook's
 //     permissionDecision) → Pause or Continue;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
