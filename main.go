@@ -241,6 +241,7 @@ type session struct {
 	toolbox *tools.Registry
 	policy  *approval.Policy
 	hooks   *hooks.Registry
+	claude  *claudeHooks // nil without Claude Code hooks
 	client  agent.Client
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
@@ -311,6 +312,9 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
 		return err
 	}
+	if err := s.registerClaudeHooks(cfg, env, emit); err != nil {
+		return err
+	}
 	if c.checks == nil {
 		return nil
 	}
@@ -322,6 +326,7 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 }
 
 func (s *session) Close() error {
+	s.claude.close()
 	if s.journal != nil {
 		s.journal.Close()
 	}
@@ -393,6 +398,7 @@ func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *ag
 			onEvent(e)
 		}
 	}
+	s.claude.wrap(&cfg, cv)
 	return agent.New(cfg)
 }
 

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// claudeHookConfig is a config with Claude Code hooks from
+// testdata/claudehooks, by event and matcher.
+func claudeHookConfig(t *testing.T, hooks map[string][][2]string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "claudehooks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byEvent := map[string][]map[string]any{}
+	for ev, list := range hooks {
+		for _, h := range list {
+			byEvent[ev] = append(byEvent[ev], map[string]any{"matcher": h[0],
+				"hooks": []map[string]any{{"type": "command", "command": strings.ReplaceAll(h[1], "$HOOKS", dir), "timeout": 30}}})
+		}
+	}
+	b, err := json.Marshal(map[string]any{"claude_hooks": map[string]any{"hooks": byEvent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestClaudeHooksUnchanged runs real-world Claude Code hook scripts, shell
+// and Python, through the built binary: an rm -rf blocker (exit 2), a
+// .env guard and an approver (permissionDecision deny / allow with
+// additionalContext), Claude's documented Bash validator, a
+// gofmt-after-Write hook, a Stop hook that sends the model back once, a
+// UserPromptSubmit hook whose stdout is context, a broken hook (a
+// warning, not a block) and a logger that checks every input field.
+func TestClaudeHooksUnchanged(t *testing.T) {
+	e := newE2E(t, "claude_hooks.json")
+	os.WriteFile(filepath.Join(e.workspace, ".env"), []byte("TOKEN=x\n"), 0o600)
+	e.config(claudeHookConfig(t, map[string][][2]string{
+		"PreToolUse": {
+			{"Bash", "$HOOKS/block_rm.sh"},
+			{"Read|Edit|Write", "python3 $HOOKS/guard_env.py"},
+			{"Bash", "python3 $HOOKS/allow_go.py"},
+			{"Bash", "python3 $HOOKS/validate_bash.py"},
+			{"Ba", "$HOOKS/broken.sh"}, // matches no whole tool name: never runs
+			{"", "$HOOKS/log_input.sh"},
+			{"*", "$HOOKS/log_input.sh"}, // the same command: runs once
+		},
+		"PostToolUse":      {{"Write|Edit", "$HOOKS/gofmt_after_edit.sh"}, {"", "$HOOKS/log_input.sh"}},
+		"UserPromptSubmit": {{"", "$HOOKS/prompt_context.sh"}, {"", "$HOOKS/log_input.sh"}},
+		"Stop":             {{"", "$HOOKS/stop_tests.sh"}, {"", "$HOOKS/log_input.sh"}},
+		"SessionEnd":       {{"", "$HOOKS/log_input.sh"}},
+	}))
+	r := e.run("--mode", "accept-edits", "-p", "do the work")
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	reqs := e.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (the Stop hook sends the model back once)", len(reqs))
+	}
+	if first := fmt.Sprint(reqs[0].Messages); !strings.Contains(first, "Ticket: T-42") {
+		t.Errorf("UserPromptSubmit stdout is not in the prompt: %s", first)
+	}
+	for id, want := range map[string]string{
+		"c_rm":    "rm -rf is blocked by policy: rm -rf build",
+		"c_env":   "reading .env is not allowed",
+		"c_go":    "validator: go command approved",
+		"c_grep":  "Use 'rg' (ripgrep) instead of 'grep'",
+		"c_write": "Wrote 2 lines", // plain stdout of PostToolUse is a log line, not for the model
+	} {
+		if got := e.toolResult(1, id); !strings.Contains(got, want) {
+			t.Errorf("%s: result %q does not contain %q", id, got, want)
+		}
+	}
+	if got := e.toolResult(1, "c_go"); !strings.Contains(got, "linux") && !strings.Contains(got, "darwin") {
+		t.Errorf("go env GOOS did not run: %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "main.go")); string(b) != "package main\n\nfunc main() {}\n" {
+		t.Errorf("main.go not gofmt'ed by the PostToolUse hook: %q", b)
+	}
+	if last := fmt.Sprint(reqs[2].Messages); !strings.Contains(last, "Run the tests before you finish.") {
+		t.Errorf("the Stop hook's stderr did not reach the model: %s", last)
+	}
+	checkClaudeInputs(t, e)
+}
+
+// checkClaudeInputs checks the fields of every input log_input.sh logged.
+func checkClaudeInputs(t *testing.T, e *e2e) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.workspace, "hooklog.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []map[string]any
+	for line := range strings.Lines(string(b)) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("bad input line %q: %v", line, err)
+		}
+		inputs = append(inputs, m)
+	}
+	count := map[string]int{}
+	var stopActive []any
+	for _, in := range inputs {
+		ev, _ := in["hook_event_name"].(string)
+		count[ev]++
+		if in["cwd"] != e.workspace || in["session_id"] == "" || in["permission_mode"] != "acceptEdits" {
+			t.Errorf("%s: cwd %v, session_id %v, permission_mode %v", ev, in["cwd"], in["session_id"], in["permission_mode"])
+		}
+		if ev == "Stop" {
+			stopActive = append(stopActive, in["stop_hook_active"])
+		}
+		if ev == "UserPromptSubmit" && in["prompt"] != "do the work" {
+			t.Errorf("prompt %v", in["prompt"])
+		}
+		if ev == "PreToolUse" && in["tool_use_id"] == "c_write" {
+			ti, _ := in["tool_input"].(map[string]any)
+			if in["tool_name"] != "Write" || ti["file_path"] != filepath.Join(e.workspace, "main.go") {
+				t.Errorf("Write input: %v", in)
+			}
+		}
+		if ev == "PreToolUse" && in["tool_use_id"] == "c_go" {
+			ti, _ := in["tool_input"].(map[string]any)
+			if in["tool_name"] != "Bash" || ti["command"] != "go env GOOS" || ti["timeout"] != 30000.0 {
+				t.Errorf("Bash input: %v", in)
+			}
+		}
+		if ev == "PostToolUse" && in["tool_use_id"] == "c_go" {
+			resp, _ := in["tool_response"].(map[string]any)
+			if !strings.Contains(fmt.Sprint(resp["stdout"]), "linux") {
+				t.Errorf("tool_response: %v", in["tool_response"])
+			}
+		}
+		if p, _ := in["transcript_path"].(string); ev == "Stop" {
+			tr, err := os.ReadFile(p)
+			if err != nil || !strings.Contains(string(tr), `"type":"tool_use"`) || !strings.Contains(string(tr), `"name":"Bash"`) {
+				t.Errorf("transcript %q: %v %s", p, err, tr)
+			}
+		}
+	}
+	// 5 calls, each logged once although two groups name the same command.
+	if count["PreToolUse"] != 5 || count["UserPromptSubmit"] != 1 || count["Stop"] != 2 || count["SessionEnd"] != 1 {
+		t.Errorf("inputs by event: %v", count)
+	}
+	if fmt.Sprint(stopActive) != "[false true]" {
+		t.Errorf("stop_hook_active: %v, want [false true]", stopActive)
+	}
+}
