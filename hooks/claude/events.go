@@ -131,7 +131,7 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 	case allowed && (in.Approval == nil || !in.Approval.Ask):
 		in.Approval = &hooks.Approval{Hook: HookName(PreToolUse), Reason: joinNonEmpty(allow...), Arguments: in.Call.Arguments}
 	}
-	return hooks.PreToolResult{}, nil
+	return hooks.PreToolResult{Reason: logOf(answers)}, nil
 }
 
 type postInput struct {
@@ -162,7 +162,9 @@ func (s *Set) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.Post
 	}
 	var res hooks.PostToolResult
 	if event != "" {
-		for _, a := range s.fire(ctx, event, pi.ToolName, pi) {
+		answers := s.fire(ctx, event, pi.ToolName, pi)
+		res.Reason = logOf(answers)
+		for _, a := range answers {
 			switch {
 			case a.blocked:
 				feedback = append(feedback, a.stderr)
@@ -178,9 +180,7 @@ func (s *Set) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.Post
 	}
 	if fb := joinNonEmpty(feedback...); fb != "" {
 		in.Result.Content = joinNonEmpty(in.Result.Content, "Hook feedback (Claude Code "+PostToolUse+"): "+fb)
-		if res.Reason == "" {
-			res.Reason = firstLine(fb)
-		}
+		res.Reason = strings.TrimSuffix(firstLine(fb)+"; "+res.Reason, "; ")
 	}
 	return res, nil
 }
@@ -246,7 +246,8 @@ type stopInput struct {
 
 func (s *Set) stop(ctx context.Context, in *hooks.TurnEndInput) (hooks.TurnEndResult, error) {
 	var feedback []string
-	for _, a := range s.fire(ctx, Stop, "", stopInput{s.common(Stop), in.Round > 0}) {
+	answers := s.fire(ctx, Stop, "", stopInput{s.common(Stop), in.Round > 0})
+	for _, a := range answers {
 		switch {
 		case a.stopped():
 			return hooks.TurnEndResult{Reason: a.stopReason(Stop)}, nil
@@ -259,7 +260,7 @@ func (s *Set) stop(ctx context.Context, in *hooks.TurnEndInput) (hooks.TurnEndRe
 	if fb := joinNonEmpty(feedback...); fb != "" {
 		return hooks.TurnEndResult{Action: hooks.TurnContinueWithMessages, Messages: []chat.Message{chat.UserMessage(fb)}, Reason: firstLine(fb)}, nil
 	}
-	return hooks.TurnEndResult{}, nil
+	return hooks.TurnEndResult{Reason: logOf(answers)}, nil
 }
 
 type compactInput struct {
@@ -273,7 +274,8 @@ func (s *Set) compact(ctx context.Context, in *hooks.CompactInput) (hooks.Compac
 	if in.Trigger == hooks.CompactManual {
 		trigger = "manual"
 	}
-	for _, a := range s.fire(ctx, PreCompact, "", compactInput{s.common(PreCompact), trigger, in.Focus}) {
+	answers := s.fire(ctx, PreCompact, "", compactInput{s.common(PreCompact), trigger, in.Focus})
+	for _, a := range answers {
 		switch {
 		case a.stopped():
 			return hooks.CompactResult{Action: hooks.CompactCancel, Reason: a.stopReason(PreCompact)}, nil
@@ -281,7 +283,7 @@ func (s *Set) compact(ctx context.Context, in *hooks.CompactInput) (hooks.Compac
 			s.warn("Claude Code hook PreCompact: " + a.stderr) // exit 2 only shows stderr to the user
 		}
 	}
-	return hooks.CompactResult{}, nil
+	return hooks.CompactResult{Reason: logOf(answers)}, nil
 }
 
 type notifyInput struct {

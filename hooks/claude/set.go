@@ -242,6 +242,19 @@ func (s *Set) warn(msg string) {
 	}
 }
 
+// logOf is the plain stdout of the answers (exit 0, not JSON): for
+// events where it is not context for the model, a log line, which
+// becomes the reason of the hook's decision in the decision trace.
+func logOf(answers []answer) string {
+	var lines []string
+	for _, a := range answers {
+		if a.plain != "" {
+			lines = append(lines, firstLine(a.plain))
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
 // joinNonEmpty joins the non-empty strings with blank lines.
 func joinNonEmpty(parts ...string) string {
 	var keep []string
