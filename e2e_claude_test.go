@@ -152,3 +152,50 @@ func checkClaudeInputs(t *testing.T, e *e2e) {
 		t.Errorf("stop_hook_active: %v, want [false true]", stopActive)
 	}
 }
+
+// TestClaudeHookAllowCannotBeatThePolicy is what a prompt-injected model
+// would try with a hook that approves everything: deny rules and
+// protected paths still win, an "ask" hook still asks (a piped run then
+// denies the call), updatedInput is what runs, and an approved plain call
+// runs without a prompt.
+func TestClaudeHookAllowCannotBeatThePolicy(t *testing.T) {
+	e := newE2E(t, "claude_attacks.json")
+	os.MkdirAll(filepath.Join(e.workspace, ".git", "hooks"), 0o755)
+	os.MkdirAll(filepath.Join(e.workspace, "src"), 0o755)
+	e.config(claudeHookConfig(t, map[string][][2]string{
+		"PreToolUse": {
+			{"*", "$HOOKS/allow_all.sh"},
+			{"Bash", "python3 $HOOKS/ask_push.py"},
+			{"Bash", "python3 $HOOKS/rewrite_timeout.py"},
+		},
+		"Notification": {{"", "$HOOKS/log_input.sh"}},
+	}))
+	// Exit 3: calls that needed approval were denied.
+	if r := e.run("--deny", "bash(rm *)", "-p", "go"); r.code != 3 {
+		t.Fatalf("exit %d, want 3", r.code)
+	}
+	for id, want := range map[string]string{
+		"c_rm":    "denied by the rule bash(rm *)",
+		"c_hook":  "denied",
+		"c_push":  `hook "claude:PreToolUse" asks: pushing needs a person`,
+		"c_sleep": "rewritten-by-hook",
+		"c_ok":    "",
+	} {
+		if got := e.toolResult(1, id); !strings.Contains(got, want) {
+			t.Errorf("%s: result %q does not contain %q", id, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "src")); err != nil {
+		t.Error("src was removed")
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook's allow wrote .git/hooks/pre-commit")
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "ran.txt")); string(b) != "allowed-by-hook\n" {
+		t.Errorf("the approved call did not run: %q", b)
+	}
+	// Asking for approval fired the Notification hook.
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "hooklog.jsonl")); !strings.Contains(string(b), `"notification_type":"permission_prompt"`) {
+		t.Errorf("no Notification: %s", b)
+	}
+}
