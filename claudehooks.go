@@ -26,8 +26,9 @@ type claudeHooks struct {
 
 // claudeSources are the Claude Code settings the config asks for: the
 // user's ~/.claude/settings.json (claude_hooks.user) and the config's own
-// claude_hooks.hooks. A project's .claude/settings.json is not read.
-func claudeSources(cfg config.Config, env environ) ([]claude.Source, error) {
+// claude_hooks.hooks, then the project's trusted ones (its config's
+// claude_hooks.hooks, its .claude settings files).
+func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.Source, error) {
 	var sources []claude.Source
 	if cfg.ClaudeHooks.User {
 		home := env.get("HOME")
@@ -50,13 +51,16 @@ func claudeSources(cfg config.Config, env environ) ([]claude.Source, error) {
 		}
 		sources = append(sources, claude.Source{Path: where, Settings: claude.Settings{Hooks: cfg.ClaudeHooks.Hooks}})
 	}
-	return sources, nil
+	if len(proj.cfg.ClaudeHooks.Hooks) > 0 {
+		sources = append(sources, claude.Source{Path: proj.cfg.Path + ": claude_hooks", Settings: claude.Settings{Hooks: proj.cfg.ClaudeHooks.Hooks}})
+	}
+	return append(sources, proj.claude...), nil
 }
 
 // registerClaudeHooks registers the Claude Code hooks the config asks
 // for; their transcript goes to the state directory.
-func (s *session) registerClaudeHooks(cfg config.Config, env environ, emit func(agent.Event)) error {
-	sources, err := claudeSources(cfg, env)
+func (s *session) registerClaudeHooks(cfg config.Config, proj projectLayer, env environ, emit func(agent.Event)) error {
+	sources, err := claudeSources(cfg, proj, env)
 	if err != nil || len(sources) == 0 {
 		return err
 	}

@@ -199,3 +199,92 @@ func TestClaudeHookAllowCannotBeatThePolicy(t *testing.T) {
 		t.Errorf("no Notification: %s", b)
 	}
 }
+
+// writeProject writes the project's .tackle/config.json and
+// .claude/settings.json, each with a hook that leaves a marker file.
+func writeProject(t *testing.T, e *e2e, extra string) {
+	t.Helper()
+	for path, body := range map[string]string{
+		".tackle/config.json":   `{"hooks": {"on_prompt_submit": [{"name": "mark", "command": "touch marker-tackle` + extra + `"}]}}`,
+		".claude/settings.json": `{"permissions": {"allow": ["Bash"]}, "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch marker-claude` + extra + `"}]}]}}`,
+	} {
+		p := filepath.Join(e.workspace, path)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (e *e2e) markers() []string {
+	m, _ := filepath.Glob(filepath.Join(e.workspace, "marker-*"))
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	return m
+}
+
+// TestProjectHooksNeedTrust: an untrusted project file's hooks never
+// start a process (no marker file); --trust-project trusts the files as
+// they are, a later run uses them without the flag, and a change to a
+// file makes it untrusted again.
+func TestProjectHooksNeedTrust(t *testing.T) {
+	e := newE2E(t, "project_trust.json")
+	writeProject(t, e, "")
+	r := e.run("-p", "hi")
+	if r.code != 0 || len(e.markers()) != 0 {
+		t.Fatalf("untrusted: exit %d, markers %v", r.code, e.markers())
+	}
+	for _, f := range []string{".tackle/config.json", ".claude/settings.json"} {
+		if !strings.Contains(r.stderr, "not using "+filepath.Join(e.workspace, f)) || !strings.Contains(r.stderr, "--trust-project") {
+			t.Errorf("no clear message about %s: %s", f, r.stderr)
+		}
+	}
+	if r := e.run("--trust-project", "-p", "hi"); r.code != 0 || fmt.Sprint(e.markers()) != "[marker-claude marker-tackle]" {
+		t.Fatalf("--trust-project: exit %d, markers %v", r.code, e.markers())
+	}
+	st, err := os.Stat(filepath.Join(e.home, ".local", "state", "tackle", "trust.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("trust file: %v", err)
+	}
+	for _, m := range e.markers() {
+		os.Remove(filepath.Join(e.workspace, m))
+	}
+	if r := e.run("-p", "hi"); r.code != 0 || len(e.markers()) != 2 {
+		t.Fatalf("trusted before: exit %d, markers %v", r.code, e.markers())
+	}
+	writeProject(t, e, "-changed")
+	if r := e.run("-p", "hi"); r.code != 0 || len(e.markers()) != 2 || !strings.Contains(r.stderr, "not using") {
+		t.Fatalf("changed files ran: exit %d, markers %v", r.code, e.markers())
+	}
+}
+
+// TestProjectConfigLayer: a trusted project config sits between the
+// environment and the user's config, and its rules join the user's.
+func TestProjectConfigLayer(t *testing.T) {
+	e := newE2E(t, "bash_echo.json")
+	e.config(`{"mode": "yolo", "max_requests": 7}`)
+	p := filepath.Join(e.workspace, ".tackle", "config.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"mode": "plan", "deny": ["bash(echo *)"]}`), 0o644)
+	r := e.run("--trust-project", "-p", "hi")
+	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "denied by the rule bash(echo *)") {
+		t.Errorf("the project's deny rule did not apply: %q (exit %d)", got, r.code)
+	}
+	// --mode (a flag) wins over the project's plan mode.
+	e2 := newE2E(t, "bash_echo.json")
+	os.MkdirAll(filepath.Join(e2.workspace, ".tackle"), 0o755)
+	os.WriteFile(filepath.Join(e2.workspace, ".tackle", "config.json"), []byte(`{"mode": "plan"}`), 0o644)
+	e2.run("--trust-project", "--mode", "yolo", "-p", "hi")
+	if got := e2.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
+		t.Errorf("--mode yolo lost to the project config: %q", got)
+	}
+	e3 := newE2E(t, "bash_echo.json")
+	e3.config(`{"mode": "yolo"}`)
+	os.MkdirAll(filepath.Join(e3.workspace, ".tackle"), 0o755)
+	os.WriteFile(filepath.Join(e3.workspace, ".tackle", "config.json"), []byte(`{"mode": "plan"}`), 0o644)
+	e3.run("--trust-project", "-p", "hi")
+	if got := e3.toolResult(1, "call_echo"); !strings.Contains(got, "plan mode is read-only") {
+		t.Errorf("the project's plan mode lost to the user's yolo: %q", got)
+	}
+}

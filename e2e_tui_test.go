@@ -255,3 +255,51 @@ func TestE2ETUIResizeRewraps(t *testing.T) {
 	s.keys("C-d")
 	s.waitExit()
 }
+
+// TestE2ETUITrustDialog: before the UI starts, tackle shows an untrusted
+// project file and what it would run, and asks once; "n" leaves it out
+// (its hook never runs), "y" trusts it, and the next start does not ask.
+func TestE2ETUITrustDialog(t *testing.T) {
+	e := newE2E(t, "project_trust.json")
+	writeProject(t, e, "")
+	os.Remove(filepath.Join(e.workspace, ".claude", "settings.json"))
+
+	s := e.startTUI()
+	screen := s.waitFor("Trust it as it is now")
+	if !strings.Contains(screen, ".tackle/config.json, which can run code") || !strings.Contains(screen, "touch marker-tackle") {
+		t.Errorf("the dialog does not show the file and its command:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("one")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 0 {
+		t.Fatalf("the untrusted hook ran: %v", m)
+	}
+
+	s = e.startTUI()
+	s.waitFor("Trust it as it is now")
+	s.typeText("y")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("two")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 1 {
+		t.Fatalf("the trusted hook did not run: %v", m)
+	}
+
+	s = e.startTUI()
+	screen = s.waitFor("Ask tackle to do something")
+	if strings.Contains(s.capture(true), "Trust it") {
+		t.Errorf("asked again for an unchanged file:\n%s", screen)
+	}
+	s.keys("C-d")
+	s.waitExit()
+}

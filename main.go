@@ -63,6 +63,7 @@ type cli struct {
 	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	NoProtect    bool             `name:"dangerously-skip-protection" help:"Dangerous: let writes to protected paths follow --mode and the allow rules like any other file. Protected paths are .git, tackle's own config and state, the hook scripts the config runs, shell startup files (~/.bashrc …) and secret files (.env, *.pem, id_rsa …); a change there can run code later. Without this flag they always ask, in yolo mode too."`
+	TrustProject bool             `name:"trust-project" help:"Trust the project's .tackle/config.json and the hooks of its .claude/settings.json and .claude/settings.local.json as they are now (pinned to a hash of their contents; a change asks again). Without it, a non-interactive run leaves such files out until they are trusted."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 
@@ -73,6 +74,8 @@ type cli struct {
 	perms   []approval.Permission
 	checks  *checks.Config
 	apiKey  string
+	// project is the project layer: its trusted files (openProject).
+	project projectLayer
 	// answers are the answers --approve and --deny give to the pause of
 	// the resumed session (takeAnswers); nil when there are none.
 	answers *pauseAnswers
@@ -137,13 +140,21 @@ func execute(args []string, stdio stdio) error {
 	if err := c.takeAnswers(kctx, res); err != nil {
 		return err
 	}
+	interactive := c.Prompt == "" && stdio.inTTY && c.answers == nil
+	var ask askTrust
+	if interactive {
+		ask = terminalTrust(stdio.in, stdio.err)
+	}
+	if c.project, err = openProject(c, stdio.env, ask, stdio.err); err != nil {
+		return err
+	}
 	if err := resolveSettings(kctx, &c, cfg, stdio.env); err != nil {
 		return err
 	}
 
 	ctx, stop := interruptContext(stdio.err)
 	defer stop()
-	if c.Prompt == "" && stdio.inTTY && c.answers == nil {
+	if interactive {
 		return runInteractive(ctx, c, cfg, stdio, res)
 	}
 	return runPiped(ctx, c, cfg, stdio, res)
@@ -312,7 +323,10 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
 		return err
 	}
-	if err := s.registerClaudeHooks(cfg, env, emit); err != nil {
+	if err := command.RegisterAll(s.hooks, c.project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return config.InFile(c.project.cfg.Path, err)
+	}
+	if err := s.registerClaudeHooks(cfg, c.project, env, emit); err != nil {
 		return err
 	}
 	if c.checks == nil {

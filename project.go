@@ -1,0 +1,241 @@
+package main
+
+// The project layer: a project's .tackle/config.json and the hooks of its
+// Claude Code settings (.claude/settings.json, .claude/settings.local.json)
+// can run code, so each is used only after the user trusted its current
+// contents (config.Trust, hash-pinned in the state directory): the
+// interactive UI asks once before it starts, showing what the file would
+// run; a piped run leaves an untrusted file out, saying so, unless
+// --trust-project is given.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// projectLayer is what the project layer contributes, only from trusted files.
+type projectLayer struct {
+	// cfg is the trusted .tackle/config.json (zero when there is none, or
+	// it is not trusted).
+	cfg config.Config
+	// claude are the hooks of the trusted Claude Code settings files.
+	claude []claude.Source
+}
+
+// projectFile is one file of the project that can run code.
+type projectFile struct {
+	path     string
+	contents []byte
+	// shows is what the trust question shows: what the file would run.
+	shows string
+}
+
+// projectFiles are the workspace's files that can run code, with their
+// contents. A Claude Code settings file without hooks runs nothing and is
+// left out, and so is the user's own ~/.claude/settings.json when the
+// workspace is the home directory (claude_hooks.user is its switch).
+func projectFiles(root, home string) ([]projectFile, error) {
+	var files []projectFile
+	tackle := filepath.Join(root, ".tackle", "config.json")
+	if b, err := readIfExists(tackle); err != nil {
+		return nil, err
+	} else if b != nil {
+		files = append(files, projectFile{path: tackle, contents: b, shows: string(b)})
+	}
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		p := filepath.Join(root, ".claude", name)
+		if home != "" && p == filepath.Join(home, ".claude", "settings.json") {
+			continue
+		}
+		b, err := readIfExists(p)
+		if err != nil || b == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var s struct {
+			Hooks json.RawMessage `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if len(s.Hooks) == 0 || bytes.Equal(s.Hooks, []byte("null")) || bytes.Equal(bytes.TrimSpace(s.Hooks), []byte("{}")) {
+			continue
+		}
+		var shown bytes.Buffer
+		json.Indent(&shown, s.Hooks, "", "  ")
+		files = append(files, projectFile{path: p, contents: b, shows: `{"hooks": ` + shown.String() + "}\n"})
+	}
+	return files, nil
+}
+
+func readIfExists(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("project config: %w", err)
+	}
+	return b, nil
+}
+
+// askTrust asks the user on the terminal whether to trust f; true on "y".
+type askTrust func(f projectFile) (bool, error)
+
+// openProject reads the project files of c's workspace and keeps the
+// trusted ones: trusted before with these contents, trusted now by
+// --trust-project, or by the user's answer to ask (nil in a piped run).
+// An untrusted file is left out with a note on stderr.
+func openProject(c cli, env environ, ask askTrust, stderr io.Writer) (projectLayer, error) {
+	root, err := filepath.Abs(c.Workspace)
+	if err != nil {
+		return projectLayer{}, usagef("workspace: %w", err)
+	}
+	files, err := projectFiles(root, env.get("HOME"))
+	if err != nil || len(files) == 0 {
+		return projectLayer{}, usageErr(err)
+	}
+	trust, err := config.OpenTrust(env.get)
+	if err != nil {
+		return projectLayer{}, usageErr(err)
+	}
+	var p projectLayer
+	for _, f := range files {
+		ok, err := trusted(trust, f, c.TrustProject, ask)
+		if err != nil {
+			return projectLayer{}, usageErr(err)
+		}
+		if !ok {
+			fmt.Fprintf(stderr, "tackle: not using %s: it can run code and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
+			continue
+		}
+		if err := p.add(f); err != nil {
+			return projectLayer{}, usageErr(err)
+		}
+	}
+	return p, nil
+}
+
+func usageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// trusted says whether f may be used, pinning it when --trust-project or
+// the user trusts it now.
+func trusted(trust *config.Trust, f projectFile, trustFlag bool, ask askTrust) (bool, error) {
+	ok, err := trust.Trusted(f.path, f.contents)
+	if err != nil || ok {
+		return ok, err
+	}
+	switch {
+	case trustFlag:
+	case ask == nil:
+		return false, nil
+	default:
+		if yes, err := ask(f); err != nil || !yes {
+			return false, err
+		}
+	}
+	return true, trust.Pin(f.path, f.contents)
+}
+
+// add takes a trusted file into the project layer.
+func (p *projectLayer) add(f projectFile) error {
+	if filepath.Base(f.path) == "config.json" {
+		cfg, err := config.Parse(f.contents)
+		if err != nil {
+			return config.InFile(f.path, err)
+		}
+		cfg.Path = f.path
+		if err := projectOnly(cfg); err != nil {
+			return err
+		}
+		p.cfg = cfg
+		return nil
+	}
+	src, err := claude.Load(f.path)
+	if err != nil {
+		return err
+	}
+	p.claude = append(p.claude, src)
+	return nil
+}
+
+// projectOnly refuses the fields a project config cannot set yet, so that
+// nothing in it is silently ignored.
+func projectOnly(cfg config.Config) error {
+	var fields []string
+	if cfg.ClaudeHooks.User {
+		fields = append(fields, "claude_hooks.user (your own ~/.claude/settings.json is yours to switch on)")
+	}
+	if b, _ := json.Marshal(cfg.Checks); string(b) != "{}" {
+		fields = append(fields, "checks")
+	}
+	if b, _ := json.Marshal(cfg.Redact); string(b) != "{}" {
+		fields = append(fields, "redact")
+	}
+	if len(fields) > 0 {
+		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))
+	}
+	return nil
+}
+
+// terminalTrust asks on the terminal, before the UI starts: it shows the
+// file and what it would run and reads one line from in.
+func terminalTrust(in io.Reader, out io.Writer) askTrust {
+	return func(f projectFile) (bool, error) {
+		fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine:\n\n%s\n", f.path, indent(f.shows))
+		fmt.Fprintf(out, "Trust it as it is now (tackle asks again if it changes)? [y/N] ")
+		line, err := readLine(in)
+		if err != nil && line == "" {
+			return false, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		}
+		return false, nil
+	}
+}
+
+// readLine reads one line from in, a byte at a time so that nothing
+// after it is consumed (the UI reads the rest).
+func readLine(in io.Reader) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := in.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return b.String(), nil
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(strings.TrimRight(s, "\n")) {
+		b.WriteString("    " + line)
+	}
+	return b.String() + "\n"
+}
