@@ -288,3 +288,65 @@ func TestProjectConfigLayer(t *testing.T) {
 		t.Errorf("the project's plan mode lost to the user's yolo: %q", got)
 	}
 }
+
+// TestHooksListTestRecord: tackle hooks list shows every hook with its
+// source, matcher, priority, kind and trust; --record-hooks writes the
+// payloads of a run; tackle hooks test replays one on one hook.
+func TestHooksListTestRecord(t *testing.T) {
+	e := newE2E(t, "bash_echo.json")
+	dir, _ := filepath.Abs(filepath.Join("testdata", "claudehooks"))
+	e.config(`{"hooks": {"pre_tool_call": [{"name": "guard", "command": "grep -q tee && { echo no tee >&2; exit 2; }; exit 0", "tools": ["bash"], "priority": 10}]},
+		"claude_hooks": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + dir + `/block_rm.sh"}]}]}}}`)
+	writeProject(t, e, "")
+
+	r := e.run("hooks", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	for _, want := range []string{
+		"guard ",
+		"claude:PreToolUse (PreToolUse: " + dir + "/block_rm.sh)",
+		"approval",
+		"untrusted (does not run)",
+		filepath.Join(e.workspace, ".claude", "settings.json"),
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("hooks list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for line := range strings.Lines(r.stdout) {
+		if strings.Contains(line, "guard") && !(strings.Contains(line, " 10 ") && strings.Contains(line, "command") && strings.Contains(line, " bash ") && strings.Contains(line, " user ")) {
+			t.Errorf("guard's row: %s", line)
+		}
+	}
+	if strings.Count(r.stdout, "untrusted (does not run)") != 2 || len(e.markers()) != 0 {
+		t.Errorf("untrusted rows or a marker: %v\n%s", e.markers(), r.stdout)
+	}
+
+	rec := t.TempDir()
+	if r := e.run("--record-hooks", rec, "--yes", "-p", "say hello"); r.code != 4 && r.code != 0 {
+		t.Fatalf("record run: exit %d", r.code)
+	}
+	files, _ := filepath.Glob(filepath.Join(rec, "*-pre_tool_call.json"))
+	if len(files) != 1 {
+		t.Fatalf("recorded pre_tool_call payloads: %v", files)
+	}
+	r = e.run("hooks", "test", "guard", "pre_tool_call", files[0])
+	if r.code != 0 || !strings.Contains(r.stdout, "decision: skip") || !strings.Contains(r.stdout, "reason:   no tee") || !strings.Contains(r.stdout, "duration:") {
+		t.Errorf("hooks test guard: exit %d\n%s", r.code, r.stdout)
+	}
+	r = e.run("hooks", "test", "claude:PreToolUse", "pre_tool_call", files[0])
+	if r.code != 0 || !strings.Contains(r.stdout, "hook:     claude:PreToolUse (pre_tool_call)") || !strings.Contains(r.stdout, "decision: continue") {
+		t.Errorf("hooks test claude: exit %d\n%s", r.code, r.stdout)
+	}
+	// Without a payload: a sample input of the event.
+	if r := e.run("hooks", "test", "guard", "pre_tool_call"); r.code != 0 || !strings.Contains(r.stdout, "decision: continue") {
+		t.Errorf("sample payload: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := e.run("hooks", "test", "nope", "pre_tool_call"); r.code != 2 || !strings.Contains(r.stderr, `no pre_tool_call command hook "nope"`) || !strings.Contains(r.stderr, "guard") {
+		t.Errorf("unknown hook: exit %d\n%s", r.code, r.stderr)
+	}
+	if len(e.markers()) != 0 {
+		t.Errorf("an untrusted project hook ran: %v", e.markers())
+	}
+}
