@@ -57,10 +57,11 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 	return append(sources, proj.claude...), nil
 }
 
-// registerClaudeHooks registers the Claude Code hooks the config asks
-// for; their transcript goes to the state directory.
-func (s *session) registerClaudeHooks(cfg config.Config, proj projectLayer, env environ, emit func(agent.Event)) error {
-	sources, err := claudeSources(cfg, proj, env)
+// registerClaudeHooks registers the Claude Code hooks the user's config
+// and the trusted project files ask for; their transcript goes to the
+// state directory.
+func (s *session) registerClaudeHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+	sources, err := claudeSources(cfg, c.project, env)
 	if err != nil || len(sources) == 0 {
 		return err
 	}
@@ -76,6 +77,7 @@ func (s *session) registerClaudeHooks(cfg config.Config, proj projectLayer, env 
 		Mode:       func() string { return string(s.policy.Mode()) },
 		Transcript: ch.transcript,
 		Warn:       func(msg string) { emit(agent.Warning{Message: msg}) },
+		Source:     sessionSource(c),
 	})
 	if err != nil {
 		return err
@@ -87,6 +89,15 @@ func (s *session) registerClaudeHooks(cfg config.Config, proj projectLayer, env 
 	set.Register(s.hooks)
 	s.claude = ch
 	return nil
+}
+
+// sessionSource is SessionStart's source: "resume" when the run goes on
+// with a session (-c, --resume), else "startup".
+func sessionSource(c cli) string {
+	if c.Continue || c.Resume.set {
+		return "resume"
+	}
+	return "startup"
 }
 
 func (ch *claudeHooks) sessionID() string {

@@ -55,6 +55,7 @@ func TestClaudeHooksUnchanged(t *testing.T) {
 		"UserPromptSubmit": {{"", "$HOOKS/prompt_context.sh"}, {"", "$HOOKS/log_input.sh"}},
 		"Stop":             {{"", "$HOOKS/stop_tests.sh"}, {"", "$HOOKS/log_input.sh"}},
 		"SessionEnd":       {{"", "$HOOKS/log_input.sh"}},
+		"SessionStart":     {{"", "$HOOKS/log_input.sh"}},
 	}))
 	r := e.run("--mode", "accept-edits", "-p", "do the work")
 	if r.code != 0 {
@@ -113,6 +114,9 @@ func checkClaudeInputs(t *testing.T, e *e2e) {
 		if in["cwd"] != e.workspace || in["session_id"] == "" || in["permission_mode"] != "acceptEdits" {
 			t.Errorf("%s: cwd %v, session_id %v, permission_mode %v", ev, in["cwd"], in["session_id"], in["permission_mode"])
 		}
+		if ev == "SessionStart" && in["source"] != "startup" {
+			t.Errorf("SessionStart source %v", in["source"])
+		}
 		if ev == "Stop" {
 			stopActive = append(stopActive, in["stop_hook_active"])
 		}
@@ -145,7 +149,7 @@ func checkClaudeInputs(t *testing.T, e *e2e) {
 		}
 	}
 	// 5 calls, each logged once although two groups name the same command.
-	if count["PreToolUse"] != 5 || count["UserPromptSubmit"] != 1 || count["Stop"] != 2 || count["SessionEnd"] != 1 {
+	if count["PreToolUse"] != 5 || count["UserPromptSubmit"] != 1 || count["Stop"] != 2 || count["SessionEnd"] != 1 || count["SessionStart"] != 1 {
 		t.Errorf("inputs by event: %v", count)
 	}
 	if fmt.Sprint(stopActive) != "[false true]" {

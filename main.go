@@ -214,7 +214,7 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n" + rest
+		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err
@@ -335,7 +335,7 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	if err := command.RegisterAll(s.hooks, c.project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
 		return config.InFile(c.project.cfg.Path, err)
 	}
-	if err := s.registerClaudeHooks(cfg, c.project, env, emit); err != nil {
+	if err := s.registerClaudeHooks(c, cfg, env, emit); err != nil {
 		return err
 	}
 	if c.checks == nil {
