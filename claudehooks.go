@@ -7,21 +7,33 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
-// claudeHooks are the session's Claude Code hooks and the transcript
-// they read.
+// claudeHooks are the session's Claude Code hooks and the transcript of
+// the conversation they report on.
 type claudeHooks struct {
-	set        *claude.Set
-	transcript *claude.Transcript
-	// current is the conversation whose session id hooks get.
-	current atomic.Pointer[conversation]
+	set  *claude.Set
+	root string
+	// dir holds the transcripts; "" without a state directory.
+	dir  string
+	warn func(string)
+
+	// current is the conversation hooks report on, transcript its
+	// Claude-format transcript; both change when a new Worker starts on
+	// another conversation (/new, /resume).
+	current    atomic.Pointer[conversation]
+	transcript atomic.Pointer[claude.Transcript]
+	n          atomic.Int64
+	// notes are the running Notification hooks, awaited by close.
+	notes sync.WaitGroup
 }
 
 // claudeSources are the Claude Code settings the config asks for: the
@@ -58,32 +70,31 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 }
 
 // registerClaudeHooks registers the Claude Code hooks the user's config
-// and the trusted project files ask for; their transcript goes to the
+// and the trusted project files ask for; their transcripts go to the
 // state directory.
 func (s *session) registerClaudeHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
 	sources, err := claudeSources(cfg, c.project, env)
 	if err != nil || len(sources) == 0 {
 		return err
 	}
-	ch := &claudeHooks{}
+	ch := &claudeHooks{root: s.root, warn: func(msg string) { emit(agent.Warning{Message: msg}) }}
 	if state, err := config.StateDir(env.get); err == nil {
-		name := fmt.Sprintf("%s-%d.jsonl", time.Now().UTC().Format("20060102T150405"), os.Getpid())
-		ch.transcript = claude.NewTranscript(filepath.Join(state, "claude-transcripts", name), s.root, ch.sessionID)
+		ch.dir = filepath.Join(state, "claude-transcripts")
 	}
 	set, err := claude.New(sources, claude.Options{
-		Workspace:  s.root,
-		Env:        env,
-		SessionID:  ch.sessionID,
-		Mode:       func() string { return string(s.policy.Mode()) },
-		Transcript: ch.transcript,
-		Warn:       func(msg string) { emit(agent.Warning{Message: msg}) },
-		Source:     sessionSource(c),
+		Workspace:      s.root,
+		Env:            env,
+		SessionID:      ch.sessionID,
+		TranscriptPath: func() string { return ch.transcript.Load().Path() },
+		Mode:           func() string { return string(s.policy.Mode()) },
+		Warn:           ch.warn,
+		Source:         sessionSource(c),
 	})
 	if err != nil {
 		return err
 	}
 	for _, n := range set.Notes {
-		emit(agent.Warning{Message: n})
+		ch.warn(n)
 	}
 	ch.set = set
 	set.Register(s.hooks)
@@ -107,17 +118,27 @@ func (ch *claudeHooks) sessionID() string {
 	return ""
 }
 
-// wrap makes cfg feed the transcript and fire Notification hooks when a
-// run pauses for approval; cv is the conversation hooks report on.
+// wrap makes cfg feed a new transcript, which starts with the
+// conversation the Worker goes on with (cfg.History), and fire the
+// Notification hooks when a run pauses for approval; cv is the
+// conversation hooks report on from now on.
 func (ch *claudeHooks) wrap(cfg *agent.Config, cv *conversation) {
 	if ch == nil {
 		return
 	}
 	ch.current.Store(cv)
-	if ch.transcript != nil {
+	if ch.dir != "" {
+		name := fmt.Sprintf("%s-%d-%d.jsonl", time.Now().UTC().Format("20060102T150405"), os.Getpid(), ch.n.Add(1))
+		t := claude.NewTranscript(filepath.Join(ch.dir, name), ch.root, ch.sessionID)
+		if old := ch.transcript.Swap(t); old != nil {
+			old.Close()
+		}
+		for _, m := range cfg.History {
+			ch.record(t, m)
+		}
 		onMessage := cfg.OnMessage
 		cfg.OnMessage = func(m agent.AddedMessage) {
-			ch.transcript.Message(m.Message)
+			ch.record(t, m.Message)
 			if onMessage != nil {
 				onMessage(m)
 			}
@@ -127,18 +148,30 @@ func (ch *claudeHooks) wrap(cfg *agent.Config, cv *conversation) {
 	cfg.OnEvent = func(e agent.Event) {
 		onEvent(e)
 		if p, ok := e.(agent.PausedEvent); ok && len(p.Pending) > 0 {
-			ch.set.Notify(context.Background(), "tackle needs your permission to use "+p.Pending[0].Call.Name)
+			// In the background: the approval dialog does not wait for it.
+			ch.notes.Go(func() {
+				ch.set.Notify(context.Background(), "tackle needs your permission to use "+p.Pending[0].Call.Name)
+			})
 		}
 	}
 }
 
-// close runs the SessionEnd hooks and closes the transcript.
+// record writes m to t; its first error is a warning.
+func (ch *claudeHooks) record(t *claude.Transcript, m chat.Message) {
+	if err := t.Message(m); err != nil {
+		ch.warn(err.Error())
+	}
+}
+
+// close waits for running Notification hooks, runs the SessionEnd hooks
+// and closes the transcript.
 func (ch *claudeHooks) close() {
 	if ch == nil {
 		return
 	}
+	ch.notes.Wait()
 	ch.set.End(context.Background(), "other")
-	if ch.transcript != nil {
-		ch.transcript.Close()
+	if t := ch.transcript.Load(); t != nil {
+		t.Close()
 	}
 }

@@ -321,3 +321,47 @@ func TestCompileNotes(t *testing.T) {
 		t.Error("an empty command was accepted")
 	}
 }
+
+func TestTranscriptClaudeFormat(t *testing.T) {
+	dir := t.TempDir()
+	tr := NewTranscript(filepath.Join(dir, "t", "s.jsonl"), "/w", func() string { return "sess-9" })
+	for _, m := range []chat.Message{
+		{Role: chat.RoleSystem, Content: "system prompt"},
+		chat.UserMessage("fix it"),
+		{Role: chat.RoleAssistant, Content: "Reading.", ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}},
+		{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a"},
+	} {
+		if err := tr.Message(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.Close()
+	b, err := os.ReadFile(tr.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines (the system prompt is not part of it):\n%s", len(lines), b)
+	}
+	for i, want := range []string{
+		`"type":"user","message":{"content":[{"type":"text","text":"fix it"}],"role":"user"},"sessionId":"sess-9","cwd":"/w"`,
+		`{"type":"tool_use","id":"c1","name":"Read","input":{"file_path":"/w/a.go"}}`,
+		`"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":"package a"}]`,
+	} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %s\nwant it to contain %s", i, lines[i], want)
+		}
+	}
+	if fi, _ := os.Stat(tr.Path()); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	// A write that fails is reported once.
+	bad := NewTranscript(filepath.Join(tr.Path(), "x.jsonl"), "/w", func() string { return "" })
+	if err := bad.Message(chat.UserMessage("a")); err == nil {
+		t.Error("no error for a transcript under a file")
+	}
+	if err := bad.Message(chat.UserMessage("b")); err != nil {
+		t.Errorf("reported twice: %v", err)
+	}
+}

@@ -27,9 +27,9 @@ type Options struct {
 	// Mode returns tackle's approval mode (default, accept-edits, yolo,
 	// plan), given to hooks as Claude's permission_mode.
 	Mode func() string
-	// Transcript is the Claude-format transcript whose path hooks get;
-	// nil gives an empty transcript_path.
-	Transcript *Transcript
+	// TranscriptPath returns the path of the session's Claude-format
+	// transcript (Transcript) for transcript_path; nil gives "".
+	TranscriptPath func() string
 	// Warn receives the visible, non-blocking errors of hooks (an exit
 	// status other than 0 and 2, a timeout, bad JSON) and their
 	// systemMessage. Nil discards them.
@@ -124,8 +124,8 @@ func (s *Set) common(event string) common {
 	if s.opts.SessionID != nil {
 		c.SessionID = s.opts.SessionID()
 	}
-	if s.opts.Transcript != nil {
-		c.TranscriptPath = s.opts.Transcript.Path()
+	if s.opts.TranscriptPath != nil {
+		c.TranscriptPath = s.opts.TranscriptPath()
 	}
 	if s.opts.Mode != nil {
 		c.PermissionMode = permissionModes[s.opts.Mode()]

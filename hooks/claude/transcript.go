@@ -65,9 +65,16 @@ type entry struct {
 
 // Message appends m (a user prompt, an assistant reply with its tool
 // calls, a tool result); system messages are not part of a Claude
-// transcript. A write error is kept and returned by Err; later messages
-// are dropped.
-func (t *Transcript) Message(m chat.Message) {
+// transcript. The first write error is returned (and by Err); after it,
+// messages are dropped.
+func (t *Transcript) Message(m chat.Message) error {
+	if err := t.write(m); err != nil {
+		return fmt.Errorf("claude transcript %s: %w", t.path, err)
+	}
+	return nil
+}
+
+func (t *Transcript) write(m chat.Message) error {
 	var typ string
 	var content []block
 	switch m.Role {
@@ -84,20 +91,19 @@ func (t *Transcript) Message(m chat.Message) {
 	case chat.RoleTool:
 		typ, content = "user", []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
 	default:
-		return
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
-		return
+		return nil // reported once
 	}
 	if t.f == nil {
-		if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
-			t.err = err
-			return
+		if t.err = os.MkdirAll(filepath.Dir(t.path), 0o700); t.err != nil {
+			return t.err
 		}
 		if t.f, t.err = os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); t.err != nil {
-			return
+			return t.err
 		}
 	}
 	t.n++
@@ -106,19 +112,10 @@ func (t *Transcript) Message(m chat.Message) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.err = err
-		return
+		return err
 	}
 	_, t.err = t.f.Write(append(b, '\n'))
-}
-
-// Err is the first error writing the transcript, if any.
-func (t *Transcript) Err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err != nil {
-		return fmt.Errorf("claude transcript %s: %w", t.path, t.err)
-	}
-	return nil
+	return t.err
 }
 
 // Close closes the file.
