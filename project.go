@@ -47,9 +47,11 @@ type projectFile struct {
 func projectFiles(root, home string) ([]projectFile, error) {
 	var files []projectFile
 	tackle := filepath.Join(root, ".tackle", "config.json")
-	if b, err := readIfExists(tackle); err != nil {
+	b, err := readIfExists(tackle)
+	if err != nil {
 		return nil, err
-	} else if b != nil {
+	}
+	if b != nil {
 		files = append(files, projectFile{path: tackle, contents: b, shows: string(b)})
 	}
 	for _, name := range []string{"settings.json", "settings.local.json"} {
@@ -58,10 +60,10 @@ func projectFiles(root, home string) ([]projectFile, error) {
 			continue
 		}
 		b, err := readIfExists(p)
-		if err != nil || b == nil {
-			if err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
 			continue
 		}
 		var s struct {

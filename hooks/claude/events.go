@@ -76,7 +76,7 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 	answers := s.fire(ctx, PreToolUse, tool, s.toolInput(PreToolUse, in.Call))
 	var deny, ask, allow []string
 	var asked, allowed bool
-	var context []string
+	var extra []string
 	for _, a := range answers {
 		switch {
 		case a.blocked:
@@ -88,7 +88,7 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 			continue
 		}
 		sp := a.out.Specific
-		context = append(context, sp.AdditionalContext)
+		extra = append(extra, sp.AdditionalContext)
 		decision := sp.PermissionDecision
 		reason := sp.PermissionDecisionReason
 		if decision == "" { // the older top-level form
@@ -120,9 +120,9 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 	if len(deny) > 0 {
 		return hooks.PreToolResult{Action: hooks.ToolSkip, Reason: strings.Join(deny, "\n")}, nil
 	}
-	if ctx := joinNonEmpty(context...); ctx != "" {
+	if more := joinNonEmpty(extra...); more != "" {
 		s.mu.Lock()
-		s.pending[in.Call.ID] = ctx
+		s.pending[in.Call.ID] = more
 		s.mu.Unlock()
 	}
 	switch {
@@ -211,14 +211,14 @@ type startInput struct {
 }
 
 func (s *Set) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptResult, error) {
-	var context []string
+	var extra []string
 	s.startOnce.Do(func() {
 		source := s.opts.Source
 		if source == "" {
 			source = "startup"
 		}
 		for _, a := range s.fire(ctx, SessionStart, "", startInput{s.common(SessionStart), source}) {
-			context = append(context, a.plain, a.out.Specific.AdditionalContext)
+			extra = append(extra, a.plain, a.out.Specific.AdditionalContext)
 		}
 	})
 	for _, a := range s.fire(ctx, UserPromptSubmit, "", promptInput{s.common(UserPromptSubmit), in.Message.Content}) {
@@ -230,10 +230,10 @@ func (s *Set) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptRe
 		case a.out.Decision == "block":
 			return hooks.PromptResult{Action: hooks.PromptCancel, Reason: stderrOr(a.out.Reason, "blocked by a Claude Code UserPromptSubmit hook")}, nil
 		}
-		context = append(context, a.plain, a.out.Specific.AdditionalContext)
+		extra = append(extra, a.plain, a.out.Specific.AdditionalContext)
 	}
-	if ctx := joinNonEmpty(context...); ctx != "" {
-		in.Message.Content = joinNonEmpty(in.Message.Content, ctx)
+	if more := joinNonEmpty(extra...); more != "" {
+		in.Message.Content = joinNonEmpty(in.Message.Content, more)
 		return hooks.PromptResult{Reason: "context added by Claude Code hooks"}, nil
 	}
 	return hooks.PromptResult{}, nil

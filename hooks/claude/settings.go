@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -108,7 +109,8 @@ func compile(sources []Source) (map[string][]*hook, []string, error) {
 	var notes []string
 	var errs []error
 	for _, src := range sources {
-		for ev, groups := range src.Settings.Hooks {
+		for _, ev := range slices.Sorted(maps.Keys(src.Settings.Hooks)) {
+			groups := src.Settings.Hooks[ev]
 			if !slices.Contains(Events, ev) {
 				notes = append(notes, fmt.Sprintf("%s: Claude Code hook event %s is not run by tackle", src.Path, ev))
 				continue

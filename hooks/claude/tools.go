@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -27,9 +28,6 @@ var fieldNames = map[string]map[string]string{
 	"edit_file":  {"path": "file_path"},
 	"grep":       {"include": "glob", "ignore_case": "-i", "context": "-C", "before": "-B", "after": "-A"},
 }
-
-// pathFields are the argument names (tackle's) that hold a path.
-var pathFields = []string{"path", "file_path"}
 
 // claudeTool is the Claude Code name of a tackle tool.
 func claudeTool(name string) string {
@@ -113,23 +111,11 @@ var knownFields = map[string][]string{
 	"grep":       {"pattern", "path", "include", "ignore_case", "context", "before", "after"},
 }
 
-func knownField(tool, k string) bool {
-	for _, f := range knownFields[tool] {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func knownField(tool, k string) bool { return slices.Contains(knownFields[tool], k) }
 
-func isPath(k string) bool {
-	for _, f := range pathFields {
-		if k == f {
-			return true
-		}
-	}
-	return false
-}
+// isPath reports whether a built-in tool's argument (tackle's name)
+// holds a path.
+func isPath(k string) bool { return k == "path" }
 
 // absPath is p made absolute against root.
 func absPath(p, root string) string {
