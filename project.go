@@ -70,7 +70,9 @@ func projectFiles(root, home string) ([]projectFile, error) {
 			Hooks json.RawMessage `json:"hooks"`
 		}
 		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			// Shown whole; trusting it then fails with the JSON error.
+			files = append(files, projectFile{path: p, contents: b, shows: string(b)})
+			continue
 		}
 		if len(s.Hooks) == 0 || bytes.Equal(s.Hooks, []byte("null")) || bytes.Equal(bytes.TrimSpace(s.Hooks), []byte("{}")) {
 			continue
