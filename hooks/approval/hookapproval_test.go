@@ -59,7 +59,7 @@ func TestHookApprovalAttacks(t *testing.T) {
 		t.Errorf("read_file .env allowed by a hook: not skipped")
 	}
 	// Protected paths still ask.
-	for _, call := range []chat.ToolCall{fileCall("write_file", ".git/hooks/pre-commit"), fileCall("write_file", ".env"), fileCall("edit_file", ".tackle/config.json")} {
+	for _, call := range []chat.ToolCall{fileCall("write_file", ".git/hooks/pre-commit"), fileCall("write_file", ".env"), fileCall("edit_file", ".tackle/config.json"), fileCall("write_file", ".claude/hooks/check.sh"), fileCall("edit_file", ".claude/settings.local.json")} {
 		if got := p.decide(call, allowBy(call)); got.Action != pause || !strings.Contains(got.Reason, "is protected") {
 			t.Errorf("%s %s allowed by a hook: got %s %q, want the protected pause", call.Name, call.Arguments, actionNames[got.Action], got.Reason)
 		}
