@@ -354,3 +354,34 @@ func TestHooksListTestRecord(t *testing.T) {
 		t.Errorf("an untrusted project hook ran: %v", e.markers())
 	}
 }
+
+// TestClaudeTranscriptContinues: a continued session's Claude-format
+// transcript starts with the conversation it goes on with, and
+// SessionStart says "resume".
+func TestClaudeTranscriptContinues(t *testing.T) {
+	e := newE2E(t, "project_trust.json")
+	e.config(claudeHookConfig(t, map[string][][2]string{
+		"Stop":         {{"", "$HOOKS/log_input.sh"}},
+		"SessionStart": {{"", "$HOOKS/log_input.sh"}},
+	}))
+	if r := e.run("-p", "first prompt"); r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	if r := e.run("-c", "-p", "second prompt"); r.code != 0 {
+		t.Fatalf("-c: exit %d", r.code)
+	}
+	b, _ := os.ReadFile(filepath.Join(e.workspace, "hooklog.jsonl"))
+	var ins []map[string]any
+	for line := range strings.Lines(string(b)) {
+		var m map[string]any
+		json.Unmarshal([]byte(line), &m)
+		ins = append(ins, m)
+	}
+	if len(ins) != 4 || ins[0]["source"] != "startup" || ins[2]["source"] != "resume" || ins[1]["session_id"] != ins[3]["session_id"] {
+		t.Fatalf("inputs: %v", ins)
+	}
+	tr, err := os.ReadFile(ins[3]["transcript_path"].(string))
+	if err != nil || !strings.Contains(string(tr), "first prompt") || !strings.Contains(string(tr), "second prompt") || !strings.Contains(string(tr), `"text":"one"`) {
+		t.Errorf("continued transcript: %v\n%s", err, tr)
+	}
+}
