@@ -256,18 +256,22 @@ func TestE2ETUIResizeRewraps(t *testing.T) {
 	s.waitExit()
 }
 
-// TestE2ETUITrustDialog: before the UI starts, tackle shows an untrusted
-// project file and what it would run, and asks once; "n" leaves it out
-// (its hook never runs), "y" trusts it, and the next start does not ask.
+// TestE2ETUITrustDialog: before the UI starts, tackle shows the untrusted
+// project files and what they would run, and asks once; "n" leaves them
+// out (their hooks never run), "y" trusts them, the next start does not
+// ask, and a changed file is asked about again.
 func TestE2ETUITrustDialog(t *testing.T) {
 	e := newE2E(t, "project_trust.json")
 	writeProject(t, e, "")
-	os.Remove(filepath.Join(e.workspace, ".claude", "settings.json"))
 
 	s := e.startTUI()
-	screen := s.waitFor("Trust it as it is now")
-	if !strings.Contains(screen, ".tackle/config.json, which can run code") || !strings.Contains(screen, "touch marker-tackle") {
-		t.Errorf("the dialog does not show the file and its command:\n%s", screen)
+	screen := s.waitFor("Trust them as they are now")
+	if !strings.Contains(screen, ".tackle/config.json, which can run code") || !strings.Contains(screen, "touch marker-tackle") ||
+		!strings.Contains(screen, ".claude/settings.json, which can run code") || !strings.Contains(screen, "touch marker-claude") {
+		t.Errorf("the dialog does not show the files and their commands:\n%s", screen)
+	}
+	if strings.Count(screen, "[y/N]") != 1 {
+		t.Errorf("asked more than once:\n%s", screen)
 	}
 	s.typeText("n")
 	s.keys("Enter")
@@ -282,7 +286,7 @@ func TestE2ETUITrustDialog(t *testing.T) {
 	}
 
 	s = e.startTUI()
-	s.waitFor("Trust it as it is now")
+	s.waitFor("Trust them as they are now")
 	s.typeText("y")
 	s.keys("Enter")
 	s.waitFor("Ask tackle to do something")
@@ -291,15 +295,29 @@ func TestE2ETUITrustDialog(t *testing.T) {
 	s.waitFor("two")
 	s.keys("C-d")
 	s.waitExit()
-	if m := e.markers(); len(m) != 1 {
-		t.Fatalf("the trusted hook did not run: %v", m)
+	if m := e.markers(); len(m) != 2 {
+		t.Fatalf("the trusted hooks did not run: %v", m)
 	}
 
 	s = e.startTUI()
 	screen = s.waitFor("Ask tackle to do something")
-	if strings.Contains(s.capture(true), "Trust it") {
-		t.Errorf("asked again for an unchanged file:\n%s", screen)
+	if strings.Contains(s.capture(true), "[y/N]") {
+		t.Errorf("asked again for unchanged files:\n%s", screen)
 	}
+	s.keys("C-d")
+	s.waitExit()
+
+	p := filepath.Join(e.workspace, ".claude", "settings.json")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, ' '), 0o644)
+	s = e.startTUI()
+	screen = s.waitFor("Trust it as it is now")
+	if strings.Contains(screen, ".tackle/config.json") {
+		t.Errorf("asked about the unchanged file too:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
 	s.keys("C-d")
 	s.waitExit()
 }

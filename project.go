@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tackle-dev/tackle/hooks/claude"
@@ -95,13 +96,13 @@ func readIfExists(path string) ([]byte, error) {
 	return b, nil
 }
 
-// askTrust asks the user on the terminal whether to trust f; true on "y".
-type askTrust func(f projectFile) (bool, error)
+// askTrust asks the user once whether to trust the files; true on "y".
+type askTrust func(files []projectFile) (bool, error)
 
 // openProject reads the project files of c's workspace and keeps the
-// trusted ones: trusted before with these contents, trusted now by
-// --trust-project, or by the user's answer to ask (nil in a piped run).
-// An untrusted file is left out with a note on stderr.
+// trusted ones: trusted before with these contents, or trusted now, all
+// at once, by --trust-project or by the user's answer to ask (nil in a
+// piped run). An untrusted file is left out with a note on stderr.
 func openProject(c cli, env environ, ask askTrust, stderr io.Writer) (projectLayer, error) {
 	root, err := filepath.Abs(c.Workspace)
 	if err != nil {
@@ -115,18 +116,42 @@ func openProject(c cli, env environ, ask askTrust, stderr io.Writer) (projectLay
 	if err != nil {
 		return projectLayer{}, usageErr(err)
 	}
+	var use, untrusted []projectFile
+	for _, f := range files {
+		ok, err := trust.Trusted(f.path, f.contents)
+		switch {
+		case err != nil:
+			return projectLayer{}, usageErr(err)
+		case ok:
+			use = append(use, f)
+		default:
+			untrusted = append(untrusted, f)
+		}
+	}
+	if len(untrusted) > 0 {
+		yes := c.TrustProject
+		if !yes && ask != nil {
+			if yes, err = ask(untrusted); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
+		}
+		for _, f := range untrusted {
+			if !yes {
+				fmt.Fprintf(stderr, "tackle: not using %s: it can run code and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
+				continue
+			}
+			if err := trust.Pin(f.path, f.contents); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
+			use = append(use, f)
+		}
+	}
 	var p projectLayer
 	for _, f := range files {
-		ok, err := trusted(trust, f, c.TrustProject, ask)
-		if err != nil {
-			return projectLayer{}, usageErr(err)
-		}
-		if !ok {
-			fmt.Fprintf(stderr, "tackle: not using %s: it can run code and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
-			continue
-		}
-		if err := p.add(f); err != nil {
-			return projectLayer{}, usageErr(err)
+		if slices.ContainsFunc(use, func(u projectFile) bool { return u.path == f.path }) {
+			if err := p.add(f); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
 		}
 	}
 	return p, nil
@@ -137,25 +162,6 @@ func usageErr(err error) error {
 		return nil
 	}
 	return usageError{err}
-}
-
-// trusted says whether f may be used, pinning it when --trust-project or
-// the user trusts it now.
-func trusted(trust *config.Trust, f projectFile, trustFlag bool, ask askTrust) (bool, error) {
-	ok, err := trust.Trusted(f.path, f.contents)
-	if err != nil || ok {
-		return ok, err
-	}
-	switch {
-	case trustFlag:
-	case ask == nil:
-		return false, nil
-	default:
-		if yes, err := ask(f); err != nil || !yes {
-			return false, err
-		}
-	}
-	return true, trust.Pin(f.path, f.contents)
 }
 
 // add takes a trusted file into the project layer.
@@ -199,12 +205,18 @@ func projectOnly(cfg config.Config) error {
 	return nil
 }
 
-// terminalTrust asks on the terminal, before the UI starts: it shows the
+// terminalTrust asks on the terminal, before the UI starts: it shows each
 // file and what it would run and reads one line from in.
 func terminalTrust(in io.Reader, out io.Writer) askTrust {
-	return func(f projectFile) (bool, error) {
-		fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine:\n\n%s\n", f.path, indent(f.shows))
-		fmt.Fprintf(out, "Trust it as it is now (tackle asks again if it changes)? [y/N] ")
+	return func(files []projectFile) (bool, error) {
+		for _, f := range files {
+			fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine:\n\n%s\n", f.path, indent(f.shows))
+		}
+		q := "Trust it as it is now (tackle asks again if it changes)? [y/N] "
+		if len(files) > 1 {
+			q = "Trust them as they are now (tackle asks again if one changes)? [y/N] "
+		}
+		fmt.Fprint(out, q)
 		line, err := readLine(in)
 		if err != nil && line == "" {
 			return false, nil
