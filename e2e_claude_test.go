@@ -385,3 +385,31 @@ func TestClaudeTranscriptContinues(t *testing.T) {
 		t.Errorf("continued transcript: %v\n%s", err, tr)
 	}
 }
+
+// TestTrustedHookScriptsAreProtected: once a project's hooks are trusted,
+// the model cannot rewrite the scripts they run (a Claude Code hook's
+// "$CLAUDE_PROJECT_DIR"/scripts/guard.sh, a command hook's
+// ./scripts/check.sh) without asking, in yolo mode and with --yes too.
+func TestTrustedHookScriptsAreProtected(t *testing.T) {
+	e := newE2E(t, "hook_script_rewrite.json")
+	writeFiles(t, e.workspace, map[string]string{
+		"scripts/guard.sh":      "#!/bin/sh\nexit 0\n",
+		"scripts/check.sh":      "#!/bin/sh\nexit 0\n",
+		".tackle/config.json":   `{"hooks": {"on_turn_end": [{"name": "check", "command": ["./scripts/check.sh"]}]}}`,
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/scripts/guard.sh"}]}]}}`,
+	})
+	os.Chmod(filepath.Join(e.workspace, "scripts", "guard.sh"), 0o755)
+	os.Chmod(filepath.Join(e.workspace, "scripts", "check.sh"), 0o755)
+	e.run("--trust-project", "--mode", "yolo", "--yes", "-p", "go")
+	for _, id := range []string{"c_claude", "c_tackle"} {
+		if got := e.toolResult(2, id); !strings.Contains(got, "denied") {
+			t.Errorf("%s: a trusted hook's script was rewritten: %q", id, got)
+		}
+	}
+	if got := e.toolResult(2, "c_plain"); !strings.Contains(got, "Wrote") {
+		t.Errorf("a plain file: %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "scripts", "guard.sh")); strings.Contains(string(b), "pwned") {
+		t.Error("guard.sh was rewritten")
+	}
+}

@@ -304,7 +304,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
-		approval.WithProtection(protection(cfg, s.root, stdio.env.get, c.NoProtect)),
+		approval.WithProtection(c.project.protect(protection(cfg, s.root, stdio.env.get, c.NoProtect), cfg, s.root, stdio.env)),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
 	if err := s.registerHooks(c, cfg, stdio.env, emit); err != nil {

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/tui/config"
 )
@@ -184,6 +185,31 @@ func (p *projectLayer) add(f projectFile) error {
 	}
 	p.claude = append(p.claude, src)
 	return nil
+}
+
+// protect adds to pr the files the project's hooks and every Claude Code
+// hook run (their scripts), so that the model cannot rewrite a trusted
+// hook's script without asking.
+func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) approval.Protection {
+	pr.Files = append(pr.Files, hookScripts(p.cfg, root)...)
+	sources, err := claudeSources(user, p, env)
+	if err != nil {
+		return pr // registering the hooks reports it
+	}
+	// "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is the usual form.
+	expand := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", root, "$CLAUDE_PROJECT_DIR", root, `"`, "", "'", "")
+	var words []string
+	for _, src := range sources {
+		for _, groups := range src.Settings.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					words = append(words, strings.Fields(expand.Replace(h.Command))...)
+				}
+			}
+		}
+	}
+	pr.Files = append(pr.Files, scriptFiles(words, root)...)
+	return pr
 }
 
 // projectOnly refuses the fields a project config cannot set yet, so that
