@@ -255,3 +255,69 @@ func TestE2ETUIResizeRewraps(t *testing.T) {
 	s.keys("C-d")
 	s.waitExit()
 }
+
+// TestE2ETUITrustDialog: before the UI starts, tackle shows the untrusted
+// project files and what they would run, and asks once; "n" leaves them
+// out (their hooks never run), "y" trusts them, the next start does not
+// ask, and a changed file is asked about again.
+func TestE2ETUITrustDialog(t *testing.T) {
+	e := newE2E(t, "project_trust.json")
+	writeProject(t, e, "")
+
+	s := e.startTUI()
+	screen := s.waitFor("Trust them as they are now")
+	if !strings.Contains(screen, ".tackle/config.json, which can run code") || !strings.Contains(screen, "touch marker-tackle") ||
+		!strings.Contains(screen, ".claude/settings.json, which can run code") || !strings.Contains(screen, "touch marker-claude") {
+		t.Errorf("the dialog does not show the files and their commands:\n%s", screen)
+	}
+	if strings.Count(screen, "[y/N]") != 1 {
+		t.Errorf("asked more than once:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("one")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 0 {
+		t.Fatalf("the untrusted hook ran: %v", m)
+	}
+
+	s = e.startTUI()
+	s.waitFor("Trust them as they are now")
+	s.typeText("y")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("two")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 2 {
+		t.Fatalf("the trusted hooks did not run: %v", m)
+	}
+
+	s = e.startTUI()
+	screen = s.waitFor("Ask tackle to do something")
+	if strings.Contains(s.capture(true), "[y/N]") {
+		t.Errorf("asked again for unchanged files:\n%s", screen)
+	}
+	s.keys("C-d")
+	s.waitExit()
+
+	p := filepath.Join(e.workspace, ".claude", "settings.json")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, ' '), 0o644)
+	s = e.startTUI()
+	screen = s.waitFor("Trust it as it is now")
+	if strings.Contains(screen, ".tackle/config.json") {
+		t.Errorf("asked about the unchanged file too:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.keys("C-d")
+	s.waitExit()
+}

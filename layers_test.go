@@ -19,7 +19,7 @@ var importLayers = [][]string{
 	{"tools"},                       // the tools and the workspace boundary
 	{"hooks"},                       // the hook engine
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
-	{"agent", "agent/llmtest", "agent/project", "agent/window"},                           // the Worker and the model client
+	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},           // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
 	{"tui", "tui/headless"},                           // the front ends
 	{".", "tools/bench/grepcmd", "tools/bench/floor"}, // commands

@@ -40,6 +40,7 @@ var version = "dev"
 type cli struct {
 	Run          struct{}         `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
 	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
+	Hooks        hooksCmd         `cmd:"" help:"List every hook (source, event, matcher, priority, kind, trust), or run one on a payload: tackle hooks test NAME EVENT [payload.json]."`
 	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
 	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
@@ -63,6 +64,8 @@ type cli struct {
 	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	NoProtect    bool             `name:"dangerously-skip-protection" help:"Dangerous: let writes to protected paths follow --mode and the allow rules like any other file. Protected paths are .git, tackle's own config and state, the hook scripts the config runs, shell startup files (~/.bashrc …) and secret files (.env, *.pem, id_rsa …); a change there can run code later. Without this flag they always ask, in yolo mode too."`
+	TrustProject bool             `name:"trust-project" help:"Trust the project's .tackle/config.json and the hooks of its .claude/settings.json and .claude/settings.local.json as they are now (pinned to a hash of their contents; a change asks again). Without it, a non-interactive run leaves such files out until they are trusted."`
+	RecordHooks  string           `name:"record-hooks" type:"path" placeholder:"DIR" help:"Write the input of every hook event of the run to DIR (NNNN-EVENT.json), for replays with tackle hooks test."`
 	Inline       bool             `help:"Run the interactive UI in the terminal's normal screen: finished messages go into the terminal's scrollback as they finish. By default the UI uses the full screen and writes the transcript to the terminal when it exits."`
 	Version      kong.VersionFlag `short:"v" help:"Print the version and exit."`
 
@@ -73,6 +76,8 @@ type cli struct {
 	perms   []approval.Permission
 	checks  *checks.Config
 	apiKey  string
+	// project is the project layer: its trusted files (openProject).
+	project projectLayer
 	// answers are the answers --approve and --deny give to the pause of
 	// the resumed session (takeAnswers); nil when there are none.
 	answers *pauseAnswers
@@ -126,6 +131,8 @@ func execute(args []string, stdio stdio) error {
 		return c.Permissions.run(cmd, cfg, stdio)
 	case cmd == "sessions":
 		return c.Sessions.run(c, stdio)
+	case strings.HasPrefix(cmd, "hooks"):
+		return c.Hooks.run(context.Background(), cmd, c, cfg, stdio)
 	}
 	// The session to go on with is opened first: --deny names its pending
 	// calls, or is a rule.
@@ -137,13 +144,21 @@ func execute(args []string, stdio stdio) error {
 	if err := c.takeAnswers(kctx, res); err != nil {
 		return err
 	}
+	interactive := c.Prompt == "" && stdio.inTTY && c.answers == nil
+	var ask askTrust
+	if interactive {
+		ask = terminalTrust(stdio.in, stdio.err)
+	}
+	if c.project, err = openProject(c, stdio.env, ask, stdio.err); err != nil {
+		return err
+	}
 	if err := resolveSettings(kctx, &c, cfg, stdio.env); err != nil {
 		return err
 	}
 
 	ctx, stop := interruptContext(stdio.err)
 	defer stop()
-	if c.Prompt == "" && stdio.inTTY && c.answers == nil {
+	if interactive {
 		return runInteractive(ctx, c, cfg, stdio, res)
 	}
 	return runPiped(ctx, c, cfg, stdio, res)
@@ -199,7 +214,7 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n" + rest
+		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err
@@ -241,6 +256,7 @@ type session struct {
 	toolbox *tools.Registry
 	policy  *approval.Policy
 	hooks   *hooks.Registry
+	claude  *claudeHooks // nil without Claude Code hooks
 	client  agent.Client
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
@@ -288,7 +304,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
 		approval.WithWorkspace(s.root),
-		approval.WithProtection(protection(cfg, s.root, stdio.env.get, c.NoProtect)),
+		approval.WithProtection(c.project.protect(protection(cfg, s.root, stdio.env.get, c.NoProtect), cfg, s.root, stdio.env)),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
 	if err := s.registerHooks(c, cfg, stdio.env, emit); err != nil {
@@ -302,6 +318,11 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 // key), the config's command hooks and the turn-end checks. Their base
 // environment is env.
 func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+	if c.RecordHooks != "" {
+		if err := recordHooks(s.hooks, c.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
+			return err
+		}
+	}
 	r, err := redact.New(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
 	if err != nil {
 		return err
@@ -309,6 +330,12 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	s.redactor = r
 	s.hooks.PostToolCall(r.Hook())
 	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return err
+	}
+	if err := command.RegisterAll(s.hooks, c.project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return config.InFile(c.project.cfg.Path, err)
+	}
+	if err := s.registerClaudeHooks(c, cfg, env, emit); err != nil {
 		return err
 	}
 	if c.checks == nil {
@@ -322,6 +349,7 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 }
 
 func (s *session) Close() error {
+	s.claude.close()
 	if s.journal != nil {
 		s.journal.Close()
 	}
@@ -393,6 +421,7 @@ func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *ag
 			onEvent(e)
 		}
 	}
+	s.claude.wrap(&cfg, cv)
 	return agent.New(cfg)
 }
 

@@ -45,6 +45,12 @@ func hookScripts(cfg config.Config, root string) []string {
 	for _, c := range cfg.Checks.Commands {
 		words = append(words, c.Run...)
 	}
+	return scriptFiles(words, root)
+}
+
+// scriptFiles are the words of commands that are paths of files, made
+// absolute against root (see hookScripts).
+func scriptFiles(words []string, root string) []string {
 	var out []string
 	for _, w := range words {
 		w = strings.Trim(w, `'"`)

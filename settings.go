@@ -170,13 +170,14 @@ func fieldName(flag string) string {
 type layer func(s setting) (origin, bool)
 
 // layers are the sources of settings, highest precedence first: a setting
-// takes its value from the first layer that has one. A project config
-// file would be one more fromFile layer, between the environment and the
-// user's file.
-func layers(kctx *kong.Context, env environ, user config.Config) []layer {
+// takes its value from the first layer that has one. The project's
+// config file (when there is a trusted one) comes between the
+// environment and the user's file.
+func layers(kctx *kong.Context, env environ, user, project config.Config) []layer {
 	return []layer{
 		fromFlags(kctx),
 		fromEnv(kctx, env),
+		fromFile(project),
 		fromFile(user),
 		fromDefault,
 	}
@@ -236,10 +237,12 @@ func fromDefault(s setting) (origin, bool) {
 // the hooks (it may be a path in the workspace), and a theme name is
 // checked against the user's themes when the interactive UI loads them.
 func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ) error {
-	errs := c.merge(layers(kctx, env, cfg))
+	errs := c.merge(layers(kctx, env, cfg, c.project.cfg))
 	perms, err := permissions(cfg, c.Allow, c.Deny)
 	errs = append(errs, err)
-	c.perms = perms
+	projectPerms, err := permissions(c.project.cfg, nil, nil)
+	errs = append(errs, err)
+	c.perms = append(perms, projectPerms...)
 	if err := cfg.Redact.Validate(); err != nil {
 		errs = append(errs, config.InFile(cfg.Path, err))
 	}

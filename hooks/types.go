@@ -81,6 +81,27 @@ type PreToolInput struct {
 	// Call is the call as the model asked for it; hooks may change its
 	// arguments (the tool then runs with the changed arguments).
 	Call chat.ToolCall
+	// Approval is an earlier hook's say on asking the user about the
+	// call, for the approval policy to read; nil when no hook said
+	// anything. A hook sets it, never clears another hook's Ask.
+	Approval *Approval
+}
+
+// Approval is a hook's say on whether the user must approve a tool call
+// (a Claude Code hook's permissionDecision). The approval policy reads it
+// after its deny rules, plan mode and protected paths, which always win:
+// Ask makes it ask where it would let the call run, and otherwise the
+// call runs where the policy would ask. It holds only for the arguments
+// the hook judged: a hook after it that changes them voids it.
+type Approval struct {
+	// Hook names the hook that decided.
+	Hook string
+	// Ask asks the user; false lets the call run.
+	Ask bool
+	// Reason is shown to the user when asking.
+	Reason string
+	// Arguments are the call's arguments the hook judged.
+	Arguments string
 }
 
 // PostToolInput is given to post_tool_call hooks for each result.

@@ -13,6 +13,9 @@
 //     sh, …) → Pause;
 //  4. the call writes a protected path (protect.go) → Pause, in every mode,
 //     unless an allow rule names that exact path or protection is off;
+//     then, if an earlier pre_tool_call hook said Ask or Allow for exactly
+//     these arguments (hooks.Approval, e.g. a Claude Code hook's
+//     permissionDecision) → Pause or Continue;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
 //  6. yolo mode → Continue;
@@ -220,7 +223,7 @@ func (p *Policy) Hook() hooks.Hook[hooks.PreToolInput, hooks.PreToolResult] {
 		Name:     HookName,
 		Priority: 100,
 		Run: func(_ context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
-			return p.Decide(in.Call), nil
+			return p.decide(in.Call, in.Approval), nil
 		},
 	}
 }
@@ -400,6 +403,14 @@ func ruleWord(s string) bool {
 
 // Decide returns the policy's decision for one call.
 func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
+	return p.decide(call, nil)
+}
+
+// decide is Decide with what an earlier hook said about asking the user
+// (nil: nothing). It counts only after deny rules, plan mode, programs
+// deny rules cannot see through and protected paths, and only for the
+// arguments the hook judged.
+func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolResult {
 	p.mu.Lock()
 	mode, allow, deny, session := p.mode, p.allow, p.deny, p.session
 	p.mu.Unlock()
@@ -424,6 +435,13 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	// 4. Protected paths, in every mode.
 	if why := s.protected(kind, allow, session); why != "" {
 		return pauseResult(fmt.Sprintf("%s — %s; asking in every mode", s.describe(kind), why))
+	}
+	// A hook's say (hooks.Approval) on the arguments it judged.
+	if say != nil && say.Arguments == call.Arguments {
+		if say.Ask {
+			return pauseResult(hookAsks(s.describe(kind), say))
+		}
+		return hooks.PreToolResult{Reason: fmt.Sprintf("approved by hook %q", say.Hook)}
 	}
 	// 5. Allow rules and session rules.
 	a := s.allowed(allow, session)
@@ -477,6 +495,15 @@ func (p *Policy) ReadAllowed(rel string) bool {
 		}
 	}
 	return true
+}
+
+// hookAsks is the reason of a pause a hook asked for.
+func hookAsks(what string, say *hooks.Approval) string {
+	r := fmt.Sprintf("%s — hook %q asks", what, say.Hook)
+	if say.Reason != "" {
+		r += ": " + say.Reason
+	}
+	return r
 }
 
 func skipResult(reason string) hooks.PreToolResult {

@@ -89,6 +89,8 @@ func protectedName(p string) string {
 			return "git's own files: a change there can make git run commands"
 		case c == ".tackle":
 			return "tackle's project settings, which can run commands"
+		case c == ".claude":
+			return "Claude Code's project settings and hook scripts, which can run commands"
 		case c == "fish" && i+1 < len(comps) && (comps[i+1] == "config.fish" || comps[i+1] == "conf.d" || comps[i+1] == "functions"):
 			return "a shell startup file, which runs in every new shell"
 		}

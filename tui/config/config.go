@@ -27,6 +27,7 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/hooks/checks"
+	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools/suggest"
@@ -65,6 +66,10 @@ type Config struct {
 	Checks checks.Settings `json:"checks,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
+	// ClaudeHooks are Claude Code hooks: the user's own
+	// ~/.claude/settings.json when User is set, and hooks in Claude Code's
+	// format in this file.
+	ClaudeHooks ClaudeHooks `json:"claude_hooks,omitempty"`
 	// Redact configures the redaction of secrets from tool results, e.g.
 	// {"disable": ["jwt"]}.
 	Redact redact.Settings `json:"redact,omitempty"`
@@ -357,4 +362,13 @@ func position(b []byte, off int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = int(off) - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// ClaudeHooks is the "claude_hooks" of a config file.
+type ClaudeHooks struct {
+	// User reads the hooks of ~/.claude/settings.json.
+	User bool `json:"user,omitempty"`
+	// Hooks are Claude Code hooks by Claude event name, as in a Claude
+	// Code settings file.
+	Hooks map[string][]claude.Group `json:"hooks,omitempty"`
 }

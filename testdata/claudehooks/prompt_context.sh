@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# UserPromptSubmit: plain stdout is context for the model.
+echo "Ticket: T-42"
