@@ -17,7 +17,7 @@ import (
 var importLayers = [][]string{
 	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
 	{"tools"},                       // the tools and the workspace boundary
-	{"hooks"},                       // the hook engine
+	{"hooks", "hooks/wire"},         // the hook engine and the JSON forms of its inputs
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
 	{"agent", "agent/llmtest", "agent/project", "agent/window"},                           // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
