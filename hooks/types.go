@@ -79,6 +79,29 @@ type PreToolInput struct {
 	// Call is the call as the model asked for it; hooks may change its
 	// arguments (the tool then runs with the changed arguments).
 	Call chat.ToolCall
+
+	// approvedBy is the hook that approved approved, the call as it
+	// stood then (see Approve).
+	approvedBy string
+	approved   chat.ToolCall
+}
+
+// Approve records that the hook named by approved the call as it stands:
+// a later hook that would ask the user about it only to guard against
+// what it does (the approval policy's modes) may let it run instead.
+// Deny rules, plan mode and protected paths are not affected. Changing
+// the call afterwards voids the approval.
+func (in *PreToolInput) Approve(by string) {
+	in.approvedBy, in.approved = by, in.Call
+}
+
+// ApprovedBy returns the hook that approved the call as it stands now, or
+// "" if none did or the call was changed since.
+func (in *PreToolInput) ApprovedBy() string {
+	if in.approvedBy == "" || in.approved != in.Call {
+		return ""
+	}
+	return in.approvedBy
 }
 
 // PostToolInput is given to post_tool_call hooks for each result.
@@ -146,12 +169,18 @@ const (
 	ToolSkip                   // do not run; the model is told why
 	ToolAbort                  // stop the whole Run
 	ToolPause                  // ask the user; Run returns Paused
+	ToolRespond                // do not run; Response is the call's result
 )
 
 // PreToolResult is a pre_tool_call hook's decision.
 type PreToolResult struct {
 	Action PreToolAction
 	Reason string
+	// Response answers the call when Action is ToolRespond: the tool does
+	// not run and the model reads Response as the tool's result (its
+	// CallID is ignored). Its Status is ok (or empty, meaning ok) or error.
+	// It goes through post_tool_call like a result of the tool.
+	Response chat.ToolResult
 }
 
 // PostToolAction is what a post_tool_call hook decides.

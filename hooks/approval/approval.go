@@ -15,10 +15,13 @@
 //     unless an allow rule names that exact path or protection is off;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
-//  6. yolo mode → Continue;
-//  7. the tool only reads → Continue;
-//  8. accept-edits mode and the tool edits files → Continue;
-//  9. otherwise → Pause, with a reason saying what the call wants to do.
+//  6. a hook before the policy approved the call as it stands
+//     (hooks.PreToolInput.Approve: a process hook with "approve") →
+//     Continue, as in yolo mode for this one call;
+//  7. yolo mode → Continue;
+//  8. the tool only reads → Continue;
+//  9. accept-edits mode and the tool edits files → Continue;
+//  10. otherwise → Pause, with a reason saying what the call wants to do.
 //
 // What a tool does (reads, edits, anything else) is the kind the tool
 // declares (tools.Kind, learnt through an Inspector), never guessed from
@@ -114,6 +117,10 @@ import (
 
 // HookName is the name the policy's hook has in the decision trace.
 const HookName = "approval"
+
+// HookPriority is the priority of the policy's hook: hooks of a lower
+// priority run before it, and it judges the calls as they left them.
+const HookPriority = 100
 
 // Mode is an approval mode.
 type Mode string
@@ -218,9 +225,9 @@ func (p *Policy) Mode() Mode {
 func (p *Policy) Hook() hooks.Hook[hooks.PreToolInput, hooks.PreToolResult] {
 	return hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{
 		Name:     HookName,
-		Priority: 100,
+		Priority: HookPriority,
 		Run: func(_ context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
-			return p.Decide(in.Call), nil
+			return p.decide(in.Call, in.ApprovedBy()), nil
 		},
 	}
 }
@@ -399,7 +406,11 @@ func ruleWord(s string) bool {
 }
 
 // Decide returns the policy's decision for one call.
-func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
+func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult { return p.decide(call, "") }
+
+// decide is Decide for a call that the hook approvedBy approved ("" if
+// none did).
+func (p *Policy) decide(call chat.ToolCall, approvedBy string) hooks.PreToolResult {
 	p.mu.Lock()
 	mode, allow, deny, session := p.mode, p.allow, p.deny, p.session
 	p.mu.Unlock()
@@ -430,7 +441,11 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	if a.ok {
 		return hooks.PreToolResult{Reason: "allowed by " + a.by}
 	}
-	// 6–8. Modes.
+	// 6. A hook's approval.
+	if approvedBy != "" {
+		return hooks.PreToolResult{Reason: fmt.Sprintf("approved by hook %q", approvedBy)}
+	}
+	// 7–9. Modes.
 	switch {
 	case mode == Yolo:
 		return hooks.PreToolResult{Reason: "yolo mode"}
@@ -439,7 +454,7 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 	case kind == tools.KindEdit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
 	}
-	// 9. Ask.
+	// 10. Ask.
 	reason := s.describe(kind)
 	if a.why != "" {
 		reason += " — " + a.why
