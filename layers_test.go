@@ -18,9 +18,9 @@ var importLayers = [][]string{
 	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
 	{"tools"},                       // the tools and the workspace boundary
 	{"hooks", "hooks/wire"},         // the hook engine and the JSON forms of its inputs
-	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
-	{"agent", "agent/llmtest", "agent/project", "agent/window"},                           // the Worker and the model client
-	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
+	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
+	{"agent", "agent/llmtest", "agent/project", "agent/window"},                                            // the Worker and the model client
+	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
 	{"tui", "tui/headless"},      // the front ends
 	{".", "tools/bench/grepcmd"}, // commands
 }
