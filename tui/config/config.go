@@ -28,6 +28,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools/suggest"
 )
@@ -62,6 +63,9 @@ type Config struct {
 	Checks checks.Settings `json:"checks,omitempty"`
 	// Hooks are command hooks by event name ("on_turn_end", ...).
 	Hooks map[string][]command.Spec `json:"hooks,omitempty"`
+	// HookServers are process hooks: long-lived hook servers speaking
+	// JSON-RPC over stdio.
+	HookServers []process.Spec `json:"hook_servers,omitempty"`
 	// Redact configures the redaction of secrets from tool results, e.g.
 	// {"disable": ["jwt"]}.
 	Redact redact.Settings `json:"redact,omitempty"`
