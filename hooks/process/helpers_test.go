@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 
 // fixture is one hook server under test, registered on a fresh registry.
 type fixture struct {
-	t         *testing.T
+	t         testing.TB
 	workspace string
 	record    string // every line the server received, and its answers
 	starts    string // a line per start of the server
@@ -73,7 +73,7 @@ func (w *warnings) all() string {
 // serve starts the test server as spec (its Name and Command are filled
 // in when empty) with env added to its environment, and registers it.
 // opts may tweak the Options.
-func serve(t *testing.T, spec process.Spec, env map[string]string, opts ...func(*process.Options)) *fixture {
+func serve(t testing.TB, spec process.Spec, env map[string]string, opts ...func(*process.Options)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, workspace: t.TempDir(), logDir: t.TempDir(), reg: hooks.NewRegistry(), warnings: &warnings{}}
 	dir := t.TempDir()
@@ -182,7 +182,7 @@ func answer(result string) string { return `{"answer":` + result + `}` }
 
 // groupAlive lists the processes of process group pgid that have not
 // exited (zombies count as exited).
-func groupAlive(t *testing.T, pgid int) []int {
+func groupAlive(t testing.TB, pgid int) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

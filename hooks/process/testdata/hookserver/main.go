@@ -1,6 +1,7 @@
 // Command hookserver is a tackle hook server for tests: it speaks the
 // protocol of hooks/process over stdio and does what its environment and
-// the requests themselves tell it to.
+// the requests themselves tell it to. Run as "hookserver once" it is a
+// command hook that says continue, for comparison.
 //
 // Environment:
 //
@@ -40,6 +41,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -75,8 +77,14 @@ var (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "child" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "child":
 		forever()
+	case len(os.Args) > 1 && os.Args[1] == "once":
+		// A command hook: one input on stdin, the answer on stdout.
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Println(`{"action":"continue"}`)
+		return
 	}
 	_, key := os.LookupEnv("OPENAI_API_KEY")
 	appendTo(os.Getenv("HOOKSERVER_STARTS"), fmt.Sprintf("start pid=%d name=%s workspace=%s key=%v\n",
