@@ -53,10 +53,13 @@ type conn struct {
 	closing bool                  // nothing more is queued; the writer closes stdin
 	wake    chan struct{}         // tells the writer that queue or closing changed
 
+	// written is closed when the writer has returned.
+	written chan struct{}
 	// answered is set once the server answered a request (not the hello).
 	answered atomic.Bool
-	// exited is closed when the process has exited and its output is
-	// read; exitErr says how it ended.
+	// exited is closed when the process has exited, its output is read
+	// and the writer has returned; exitErr (guarded by mu, set before
+	// exited is closed) says how it ended.
 	exited  chan struct{}
 	exitErr error
 }
@@ -100,6 +103,7 @@ func start(s *server) (*conn, error) {
 		srv: s, cmd: cmd, stdin: ends[1], stdout: ends[2], stderr: ends[4],
 		pending: map[uint64]chan reply{},
 		wake:    make(chan struct{}, 1),
+		written: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
 	s.log.note("started %q (pid %d)", s.cfg.argv, cmd.Process.Pid)
@@ -144,20 +148,18 @@ func (c *conn) call(ctx context.Context, method string, params any) (json.RawMes
 	}
 }
 
-// hasExited reports whether the process has exited.
-func (c *conn) hasExited() bool {
-	select {
-	case <-c.exited:
-		return true
-	default:
-		return false
-	}
+// usable reports whether the conn takes requests, and if not because its
+// process exited, how it ended.
+func (c *conn) usable() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.closing, c.exitErr
 }
 
 // gone is why a closing conn takes no more requests.
 func (c *conn) gone() error {
-	if c.hasExited() {
-		return c.exitErr
+	if _, err := c.usable(); err != nil {
+		return err
 	}
 	return errors.New("the server is shutting down")
 }
@@ -221,6 +223,7 @@ func (c *conn) write() {
 			c.srv.set.report(fmt.Sprintf("process hook server %q reads too slowly: %d hook.event notifications were dropped (at most %d wait)", c.srv.cfg.name, n, maxQueued))
 		}
 	}
+	defer close(c.written)
 	defer report(true)
 	defer c.stdin.Close()
 	for {
@@ -351,8 +354,8 @@ func (c *conn) serverRequest(msg incoming) {
 }
 
 // wait waits for the process to exit, kills what it left in its group,
-// waits for its output (at most pipeGrace once the group is gone) and
-// fails the requests still waiting.
+// waits for its output (at most pipeGrace once the group is gone), fails
+// the requests still waiting and waits for the writer to return.
 func (c *conn) wait(output *sync.WaitGroup) {
 	err := c.cmd.Wait()
 	killGroup(c.cmd.Process)
@@ -370,18 +373,21 @@ func (c *conn) wait(output *sync.WaitGroup) {
 
 	c.mu.Lock()
 	shutdown := c.closing
-	c.exitErr = c.describeExit(err, shutdown)
-	c.closing = true
+	c.mu.Unlock()
+	exitErr := c.describeExit(err, shutdown)
+	c.mu.Lock()
+	c.exitErr, c.closing = exitErr, true
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	c.srv.log.note("%v", c.exitErr)
+	c.srv.log.note("%v", exitErr)
 	for _, ch := range pending {
-		ch <- reply{err: c.exitErr}
+		ch <- reply{err: exitErr}
 	}
-	close(c.exited)
 	c.signal()
 	c.stdin.Close() // unblocks a writer stuck on a full pipe
+	<-c.written
+	close(c.exited)
 }
 
 // describeExit says how the process ended, with the end of its stderr

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -179,45 +177,3 @@ func directive(v any) string {
 
 // answer is the directive to answer with result.
 func answer(result string) string { return `{"answer":` + result + `}` }
-
-// groupAlive lists the processes of process group pgid that have not
-// exited (zombies count as exited).
-func groupAlive(t testing.TB, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skip("no /proc")
-	}
-	var alive []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces.
-		rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-		fields := strings.Fields(rest)
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(fields[2]); g == pgid {
-			alive = append(alive, pid)
-		}
-	}
-	slices.Sort(alive)
-	return alive
-}
-
-// pidAlive reports whether pid runs (a zombie does not).
-func pidAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
-}

@@ -582,48 +582,7 @@ func TestArgumentsCannotForgeMessages(t *testing.T) {
 	}
 }
 
-// ---- shutdown ----
-
-func (f *fixture) serverPid() int {
-	f.t.Helper()
-	starts := f.startLines()
-	if len(starts) == 0 {
-		f.t.Fatal("the server did not start")
-	}
-	_, rest, _ := strings.Cut(starts[len(starts)-1], "pid=")
-	pid, _ := strconv.Atoi(strings.Fields(rest)[0])
-	return pid
-}
-
-func TestShutdownLeavesNoProcess(t *testing.T) {
-	for _, stubborn := range []string{"0", "1"} {
-		t.Run("stubborn="+stubborn, func(t *testing.T) {
-			childFile := t.TempDir() + "/child"
-			f := serve(t, process.Spec{}, map[string]string{"HOOKSERVER_CHILD": childFile, "HOOKSERVER_STUBBORN": stubborn},
-				func(o *process.Options) { o.Grace = 100 * time.Millisecond })
-			pid := f.serverPid()
-			b, err := os.ReadFile(childFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			if alive := groupAlive(t, pid); !slices.Contains(alive, pid) || !slices.Contains(alive, child) {
-				t.Fatalf("group %d before Close: %v (child %d)", pid, alive, child)
-			}
-			f.close()
-			if alive := groupAlive(t, pid); len(alive) != 0 || pidAlive(child) {
-				t.Errorf("after Close, group %d has %v alive; child %d alive: %v", pid, alive, child, pidAlive(child))
-			}
-			if len(f.received("hook.shutdown")) != 1 {
-				t.Errorf("hook.shutdown not received: %v", f.lines())
-			}
-			killed := strings.Contains(f.serverLog(), "killing its process group")
-			if killed != (stubborn == "1") {
-				t.Errorf("killed after the grace period: %v\n%s", killed, f.serverLog())
-			}
-		})
-	}
-}
+// ---- shutdown (and shutdown_linux_test.go) ----
 
 func TestCallsAfterCloseFail(t *testing.T) {
 	f := serve(t, process.Spec{OnError: "open"}, nil)

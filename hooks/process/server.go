@@ -110,13 +110,15 @@ func (s *server) live(ctx context.Context) (*conn, error) {
 		s.mu.Lock()
 		c, changed, down, dead := s.cur, s.changed, s.down, s.dead
 		s.mu.Unlock()
-		switch {
-		case dead != nil:
+		if dead != nil {
 			return nil, dead
-		case c != nil && !c.hasExited():
-			return c, nil
-		case c != nil:
-			down = c.exitErr // supervise is about to restart it
+		}
+		if c != nil {
+			ok, exitErr := c.usable()
+			if ok {
+				return c, nil
+			}
+			down = exitErr // supervise is about to restart it
 		}
 		select {
 		case <-changed:
@@ -148,11 +150,16 @@ func (s *server) supervise(c *conn) {
 			s.setState(nil, nil, errShutDown)
 			return
 		}
+		if s.ctx.Err() != nil { // it exited as tackle was closing it
+			s.setState(nil, nil, errShutDown)
+			return
+		}
 		if c.answered.Load() {
 			s.failures = 0
 		}
-		s.setState(nil, c.exitErr, nil)
-		if c = s.restart(c.exitErr); c == nil {
+		_, exitErr := c.usable()
+		s.setState(nil, exitErr, nil)
+		if c = s.restart(exitErr); c == nil {
 			return
 		}
 	}
