@@ -46,7 +46,7 @@ func (e *e2e) inProcess(srv *llmtest.Server, prompts ...string) {
 	if err := resolveSettings(kctx, &c, cfg, env); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSession(c, cfg, io, func(agent.Event) {})
+	s, err := newSession(context.Background(), c, cfg, io, func(agent.Event) {})
 	if err != nil {
 		t.Fatal(err)
 	}

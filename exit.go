@@ -35,7 +35,7 @@ var exitCodes = []struct {
 	{exitError, "error (also when a failing pre_tool_call hook skipped a call)",
 		"error (model endpoint, stream cut or stalled, reading stdin, a `pre_tool_call` hook that failed)"},
 	{exitUsage, "usage error",
-		"usage error: bad flags, no prompt, an invalid config file or setting, a command hook whose program is missing"},
+		"usage error: bad flags, no prompt, an invalid config file or setting, a command hook or hook server whose program is missing"},
 	{exitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run (with `--on-pause save`: the run was saved, to be answered with `--resume ID --approve`/`--deny`)"},
 	{exitHookAbort, "aborted by a hook", "a hook aborted or cancelled the run"},
 	{exitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},

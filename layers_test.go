@@ -17,10 +17,10 @@ import (
 var importLayers = [][]string{
 	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
 	{"tools"},                       // the tools and the workspace boundary
-	{"hooks"},                       // the hook engine
-	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
-	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},           // the Worker and the model client
-	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                    // what the front ends use
+	{"hooks", "hooks/wire"},         // the hook engine and the JSON forms of its inputs
+	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
+	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
+	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
 	{"tui", "tui/headless"},                           // the front ends
 	{".", "tools/bench/grepcmd", "tools/bench/floor"}, // commands
 }

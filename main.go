@@ -26,6 +26,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
@@ -261,6 +262,7 @@ type session struct {
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
 	journal  *tools.TempJournal // nil without a state directory
+	servers  *process.Set       // the hook servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts and the tool
 	// definitions, for /context.
@@ -271,7 +273,7 @@ type session struct {
 // newSession opens the workspace and registers the built-in and configured
 // hooks. Progress of the turn-end checks goes to emit, the same sink as
 // the Worker's events. The caller closes the session.
-func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (*session, error) {
+func newSession(ctx context.Context, c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (*session, error) {
 	root, err := filepath.Abs(c.Workspace)
 	if err != nil {
 		return nil, usagef("workspace: %w", err)
@@ -307,7 +309,7 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 		approval.WithProtection(c.project.protect(protection(cfg, s.root, stdio.env.get, c.NoProtect), cfg, s.root, stdio.env)),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
-	if err := s.registerHooks(c, cfg, stdio.env, emit); err != nil {
+	if err := s.registerHooks(ctx, c, cfg, stdio.env, emit); err != nil {
 		s.Close()
 		return nil, usageError{config.InFile(cfg.Path, err)}
 	}
@@ -315,9 +317,9 @@ func newSession(c cli, cfg config.Config, stdio stdio, emit func(agent.Event)) (
 }
 
 // registerHooks registers the redaction of secrets (env's, and the API
-// key), the config's command hooks and the turn-end checks. Their base
-// environment is env.
-func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+// key), the config's command hooks, the Claude Code hooks, its hook
+// servers and the turn-end checks. Their base environment is env.
+func (s *session) registerHooks(ctx context.Context, c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
 	if c.RecordHooks != "" {
 		if err := recordHooks(s.hooks, c.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
 			return err
@@ -338,6 +340,10 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	if err := s.registerClaudeHooks(c, cfg, env, emit); err != nil {
 		return err
 	}
+	if err := s.startServers(ctx, cfg.HookServers, env, emit); err != nil {
+		return err
+	}
+	emit = s.observe(emit) // the checks' progress reaches observers too
 	if c.checks == nil {
 		return nil
 	}
@@ -348,8 +354,43 @@ func (s *session) registerHooks(c cli, cfg config.Config, env environ, emit func
 	return err
 }
 
+// startServers starts the hook servers, registers their hooks and
+// reports what goes wrong with them while they run to emit. Their stderr
+// goes to the state directory's hooks/NAME.log.
+func (s *session) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
+	if len(specs) == 0 {
+		return nil
+	}
+	opts := process.Options{
+		Workdir: s.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
+		Warn: func(msg string) { emit(agent.Warning{Message: msg}) },
+	}
+	if state, err := config.StateDir(env.get); err == nil {
+		opts.LogDir = filepath.Join(state, "hooks")
+	}
+	set, err := process.Start(ctx, specs, opts)
+	if err != nil {
+		return err
+	}
+	s.servers = set
+	return set.Register(s.hooks)
+}
+
+// observe returns onEvent, which also sends each event to the hook
+// servers that observe its type.
+func (s *session) observe(onEvent func(agent.Event)) func(agent.Event) {
+	if len(s.servers.Servers()) == 0 {
+		return onEvent
+	}
+	return func(e agent.Event) {
+		onEvent(e)
+		s.servers.Observe(e.EventType(), func() ([]byte, error) { return agent.MarshalEvent(e) })
+	}
+}
+
 func (s *session) Close() error {
 	s.claude.close()
+	s.servers.Close()
 	if s.journal != nil {
 		s.journal.Close()
 	}
@@ -398,6 +439,7 @@ func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
 // conversation, records into cv's session and sends its events to
 // onEvent.
 func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	onEvent = s.observe(onEvent) // hook servers observe every event
 	cfg := agent.Config{
 		Client:           s.client,
 		Model:            cv.model,
@@ -467,7 +509,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 		prompt = p
 	}
 	printer := headless.NewPrinter(headless.Format(c.Output), stdio.out, stdio.err)
-	s, err := newSession(c, cfg, stdio, printer.Event)
+	s, err := newSession(ctx, c, cfg, stdio, printer.Event)
 	if err != nil {
 		return err
 	}
@@ -484,6 +526,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 	printer.SummarizeWith(s.toolbox.Summary)
 	answers := headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: c.OnPause == "save"}
 	result, err := drivePiped(ctx, c, s, cv, printer.Event, prompt, answers, stdio.err)
+	s.servers.Close() // their last warnings come before the result
 	// The session is complete on disk, and free, before stdout names it:
 	// whoever reads it may resume it at once.
 	if cerr := cv.close(); cerr != nil {
@@ -573,7 +616,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		}
 	}
 	bridge := tui.NewBridge()
-	s, err := newSession(c, cfg, stdio, bridge.Send)
+	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
 	if err != nil {
 		return err
 	}

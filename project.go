@@ -225,6 +225,9 @@ func projectOnly(cfg config.Config) error {
 	if b, _ := json.Marshal(cfg.Redact); string(b) != "{}" {
 		fields = append(fields, "redact")
 	}
+	if len(cfg.HookServers) > 0 {
+		fields = append(fields, "hook_servers")
+	}
 	if len(fields) > 0 {
 		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))
 	}

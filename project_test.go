@@ -55,6 +55,12 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "claude_hooks.user") || !strings.Contains(err.Error(), "checks") {
 		t.Errorf("got %v", err)
 	}
+	// A hook server from a repository would start a process for the
+	// session: not from a project config (yet), trusted or not.
+	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"hook_servers": [{"name": "s", "command": ["./s"]}]}`)})
+	if err == nil || !strings.Contains(err.Error(), "cannot set hook_servers") {
+		t.Errorf("hook_servers: got %v", err)
+	}
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".claude/settings.json": `{"hooks": `})
 	files, err := projectFiles(root, "")

@@ -29,8 +29,8 @@ func protection(cfg config.Config, root string, getenv func(string) string, skip
 	return pr
 }
 
-// hookScripts returns the files the config's command hooks and check
-// commands run, as absolute paths: every word of their commands that is a
+// hookScripts returns the files the config's command hooks, hook servers
+// and check commands run, as absolute paths: every word of their commands that is a
 // path (it has a /, or names a file in the workspace, where they run). A
 // script that does not exist yet is included: the model must not be able
 // to create it either.
@@ -41,6 +41,9 @@ func hookScripts(cfg config.Config, root string) []string {
 			words = append(words, s.Command.Argv...)
 			words = append(words, strings.Fields(s.Command.Script)...)
 		}
+	}
+	for _, s := range cfg.HookServers {
+		words = append(words, s.Command...)
 	}
 	for _, c := range cfg.Checks.Commands {
 		words = append(words, c.Run...)

@@ -8,8 +8,8 @@ import (
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
-// TestProtectionFromConfig: the config file, the scripts its command hooks
-// and check commands run (by path, or by name when the workspace holds
+// TestProtectionFromConfig: the config file, the scripts its command hooks,
+// hook servers and check commands run (by path, or by name when the workspace holds
 // them), and the config and state directories are protected.
 func TestProtectionFromConfig(t *testing.T) {
 	root := t.TempDir()
@@ -18,7 +18,8 @@ func TestProtectionFromConfig(t *testing.T) {
 		"on_turn_end": [{"name": "a", "command": ["./hooks/check.sh", "--fast"]}],
 		"pre_tool_call": [{"name": "b", "command": "sh scripts/guard.sh \"$X\""}],
 		"on_prompt_submit": [{"name": "c", "command": ["/opt/hooks/abs.sh"]}, {"name": "d", "command": ["python3", "-c", "print(1)"]}]
-	}, "checks": {"commands": [{"match": "*.sh", "run": ["bash", "lint.sh", "{files}"]}]}}`
+	}, "checks": {"commands": [{"match": "*.sh", "run": ["bash", "lint.sh", "{files}"]}]},
+	"hook_servers": [{"name": "e", "command": ["python3", "hooks/server.py"]}]}`
 	cfg, err := config.Parse([]byte(body))
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestProtectionFromConfig(t *testing.T) {
 		filepath.Join(root, "scripts", "guard.sh"),
 		"/opt/hooks/abs.sh",
 		filepath.Join(root, "lint.sh"),
+		filepath.Join(root, "hooks", "server.py"),
 	} {
 		if !slices.Contains(pr.Files, want) {
 			t.Errorf("%s is not protected: %q", want, pr.Files)

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
+	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
@@ -236,6 +238,7 @@ func fromDefault(s setting) (origin, bool) {
 // hand: a command hook's program is looked up when the session registers
 // the hooks (it may be a path in the workspace), and a theme name is
 // checked against the user's themes when the interactive UI loads them.
+// A hook server's program is looked up here, from the workspace.
 func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ) error {
 	errs := c.merge(layers(kctx, env, cfg, c.project.cfg))
 	perms, err := permissions(cfg, c.Allow, c.Deny)
@@ -248,6 +251,7 @@ func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ)
 	}
 	c.checks, err = checkSettings(cfg, c.NoAutoformat)
 	errs = append(errs, err)
+	errs = append(errs, checkHookServers(cfg, c.Workspace, env))
 	c.apiKey = env.get("OPENAI_API_KEY")
 	if c.apiKey == "" && c.BaseURL == "" {
 		errs = append(errs, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"))
@@ -292,6 +296,25 @@ func checkSettings(cfg config.Config, noAutoformat bool) (*checks.Config, error)
 	}
 	cc.NoAutoformat = cc.NoAutoformat || noAutoformat
 	return &cc, nil
+}
+
+// checkHookServers validates the config's hook servers as they will be
+// started (their programs are looked up from the workspace, where they
+// run), and that a server that may approve calls comes before the
+// approval policy.
+func checkHookServers(cfg config.Config, workspace string, env environ) error {
+	root, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil // the session reports a bad workspace
+	}
+	var errs []error
+	errs = append(errs, process.Check(cfg.HookServers, process.Options{Workdir: root, Env: env}))
+	for i, s := range cfg.HookServers {
+		if s.Approve && s.Priority >= approval.HookPriority {
+			errs = append(errs, fmt.Errorf(`hook_servers[%d] %q: "approve" needs a priority below the approval policy's (%d), so that the server sees each call before the policy does`, i, s.Name, approval.HookPriority))
+		}
+	}
+	return config.InFile(cfg.Path, errors.Join(errs...))
 }
 
 // permissions parses the config file's allow and deny rules and those of

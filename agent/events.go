@@ -214,6 +214,21 @@ func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
 func (CheckFinished) EventType() string    { return "check_finished" }
 
+// EventTypes lists the types of every event the Worker and the turn-end
+// checks report, as EventType gives them.
+func EventTypes() []string {
+	evs := []Event{
+		TextDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
+		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
+		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
+	}
+	types := make([]string, len(evs))
+	for i, e := range evs {
+		types[i] = e.EventType()
+	}
+	return types
+}
+
 // MarshalEvent encodes an event as one JSON object whose "type" field is
 // the event's name, followed by the event's own fields.
 func MarshalEvent(e Event) ([]byte, error) {

@@ -393,6 +393,52 @@ func TestSkipTellsModelWhoAndWhy(t *testing.T) {
 	}
 }
 
+// A hook that responds answers the call without running the tool; the
+// answer goes through post_tool_call like a tool's result (redaction sees
+// it) and reaches the model.
+func TestRespondAnswersWithoutRunning(t *testing.T) {
+	h := newHarness(t, llmtest.NewScript(
+		llmtest.ToolCalls(llmtest.Call("call_1", "upper", `{"text":"x"}`), llmtest.Call("call_2", "upper", `{"text":"y"}`)),
+		llmtest.Text("ok"),
+	), nil)
+	h.hooks.PreToolCall(hooktest.PreTool("cache", func(in *hooks.PreToolInput) hooks.PreToolResult {
+		if in.Call.ID != "call_1" {
+			return hooks.PreToolResult{}
+		}
+		return hooks.PreToolResult{Action: hooks.ToolRespond, Reason: "cached", Response: chat.ToolResult{CallID: "bogus", Content: "CACHED SECRET"}}
+	}))
+	var post []string
+	h.hooks.PostToolCall(hooktest.Post("mask", func(in *hooks.PostToolInput) hooks.PostToolResult {
+		post = append(post, in.Call.ID)
+		in.Result.Content = strings.ReplaceAll(in.Result.Content, "SECRET", "******")
+		return hooks.PostToolResult{}
+	}))
+	if _, err := h.worker.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.tools.executed(); !slices.Equal(got, []string{"call_2"}) {
+		t.Errorf("executed %v, want only call_2", got)
+	}
+	if m := toolMessage(t, h.request(t, 1), "call_1"); m.Content != "CACHED ******" {
+		t.Errorf("responded result = %q", m.Content)
+	}
+	if !slices.Equal(post, []string{"call_1", "call_2"}) {
+		t.Errorf("post_tool_call ran on %v", post)
+	}
+	for _, e := range h.events.all {
+		switch e := e.(type) {
+		case agent.ToolCallStarted:
+			if e.Call.ID == "call_1" {
+				t.Error("the responded call was reported as started")
+			}
+		case agent.ToolCallFinished:
+			if e.Call.ID == "call_1" && (e.Result.Status != chat.StatusOK || e.Result.CallID != "call_1") {
+				t.Errorf("finished = %+v", e.Result)
+			}
+		}
+	}
+}
+
 func TestAbortFromPreToolCallRunsOnAbortAndKeepsConversationValid(t *testing.T) {
 	h := newHarness(t, llmtest.NewScript(
 		llmtest.ToolCalls(llmtest.Call("call_1", "upper", `{"text":"x"}`), llmtest.Call("call_2", "upper", `{"text":"y"}`)),

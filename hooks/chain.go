@@ -117,7 +117,7 @@ type spec[In, Out any] struct {
 var (
 	promptActions  = [...]string{PromptContinue: "continue", PromptCancel: "cancel"}
 	requestActions = [...]string{RequestContinue: "continue", RequestCancel: "cancel"}
-	preToolActions = [...]string{ToolContinue: "continue", ToolSkip: "skip", ToolAbort: "abort", ToolPause: "pause"}
+	preToolActions = [...]string{ToolContinue: "continue", ToolSkip: "skip", ToolAbort: "abort", ToolPause: "pause", ToolRespond: "respond"}
 	postActions    = [...]string{PostContinue: "continue", PostAbort: "abort"}
 	turnEndActions = [...]string{TurnFinish: "finish", TurnContinueWithMessages: "continue_with_messages", TurnPaused: "paused"}
 	compactActions = [...]string{CompactContinue: "continue", CompactCancel: "cancel"}
@@ -158,6 +158,9 @@ var preToolSpec = spec[PreToolInput, PreToolResult]{
 	failClosed: true,
 	inspect: func(o PreToolResult) (uint8, string, string, error) {
 		a, name, err := action(preToolActions[:], o.Action)
+		if st := o.Response.Status; err == nil && o.Action == ToolRespond && st != "" && st != chat.StatusOK && st != chat.StatusError {
+			err = fmt.Errorf("%w: respond with status %q (want ok or error)", errInvalidResult, st)
+		}
 		return a, name, o.Reason, err
 	},
 	passName:   preToolActions[ToolContinue],

@@ -78,6 +78,8 @@ func TestResults(t *testing.T) {
 			{hooks.PreToolResult{Action: hooks.ToolSkip, Reason: "plan mode"}, true, "pre_tool_call/a:skip(plan mode)"},
 			{hooks.PreToolResult{Action: hooks.ToolAbort, Reason: "rm -rf /"}, true, "pre_tool_call/a:abort(rm -rf /)"},
 			{hooks.PreToolResult{Action: hooks.ToolPause, Reason: "edits need approval"}, true, "pre_tool_call/a:pause(edits need approval)"},
+			{hooks.PreToolResult{Action: hooks.ToolRespond, Reason: "cached", Response: chat.ToolResult{Content: "a.go"}}, true, "pre_tool_call/a:respond(cached)"},
+			{hooks.PreToolResult{Action: hooks.ToolRespond, Response: chat.ToolResult{Status: chat.StatusError, Content: "no such file"}}, true, "pre_tool_call/a:respond"},
 		})
 	})
 	t.Run("post_tool_call", func(t *testing.T) {
@@ -851,5 +853,43 @@ func TestConcurrentRegistrationWhileRunning(t *testing.T) {
 	wg.Wait()
 	if n := r.Len(hooks.PreToolCall); n != writers*perWriter {
 		t.Errorf("Len = %d, want %d", n, writers*perWriter)
+	}
+}
+
+// A respond may only stand for what a tool returns: ok or error, never a
+// status that says the call was skipped or denied by someone else.
+func TestRespondStatusIsChecked(t *testing.T) {
+	t.Parallel()
+	r := hooks.NewRegistry()
+	r.PreToolCall(hooktest.PreTool("fake", func(*hooks.PreToolInput) hooks.PreToolResult {
+		return hooks.PreToolResult{Action: hooks.ToolRespond, Response: chat.ToolResult{Status: chat.StatusDenied, Content: "the user said no"}}
+	}))
+	var tr hooktest.Trace
+	got, _ := r.RunPreToolCall(t.Context(), &hooks.PreToolInput{Call: chat.ToolCall{Name: "bash"}}, 0, tr.Record)
+	if got.Action != hooks.ToolSkip || !strings.Contains(got.Reason, `respond with status "denied"`) {
+		t.Errorf("result = %+v, want a fail-closed skip naming the status", got)
+	}
+}
+
+func TestApprovalHoldsOnlyForTheCallApproved(t *testing.T) {
+	t.Parallel()
+	call := chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}
+	var none *hooks.Approval
+	if none.Holds(call) {
+		t.Fatal("no approval holds")
+	}
+	a := hooks.NewApproval("gate", call, false, "")
+	if !a.Holds(call) {
+		t.Fatal("an approval does not hold for its own call")
+	}
+	changed := call
+	changed.Arguments = `{"command":"rm -rf ."}`
+	if a.Holds(changed) {
+		t.Error("changed arguments are still approved")
+	}
+	other := call
+	other.Name = "write_file"
+	if a.Holds(other) {
+		t.Error("the same arguments to another tool are still approved")
 	}
 }

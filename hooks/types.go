@@ -100,8 +100,20 @@ type Approval struct {
 	Ask bool
 	// Reason is shown to the user when asking.
 	Reason string
-	// Arguments are the call's arguments the hook judged.
-	Arguments string
+	// Tool and Arguments are the call the hook judged.
+	Tool, Arguments string
+}
+
+// NewApproval is hook's say on call as it stands now: ask the user, or
+// let it run.
+func NewApproval(hook string, call chat.ToolCall, ask bool, reason string) *Approval {
+	return &Approval{Hook: hook, Ask: ask, Reason: reason, Tool: call.Name, Arguments: call.Arguments}
+}
+
+// Holds reports whether a (which may be nil) was said about exactly call:
+// a hook after it that changed the tool or the arguments voids it.
+func (a *Approval) Holds(call chat.ToolCall) bool {
+	return a != nil && a.Tool == call.Name && a.Arguments == call.Arguments
 }
 
 // PostToolInput is given to post_tool_call hooks for each result.
@@ -207,12 +219,18 @@ const (
 	ToolSkip                   // do not run; the model is told why
 	ToolAbort                  // stop the whole Run
 	ToolPause                  // ask the user; Run returns Paused
+	ToolRespond                // do not run; Response is the call's result
 )
 
 // PreToolResult is a pre_tool_call hook's decision.
 type PreToolResult struct {
 	Action PreToolAction
 	Reason string
+	// Response answers the call when Action is ToolRespond: the tool does
+	// not run and the model reads Response as the tool's result (its
+	// CallID is ignored). Its Status is ok (or empty, meaning ok) or error.
+	// It goes through post_tool_call like a result of the tool.
+	Response chat.ToolResult
 }
 
 // PostToolAction is what a post_tool_call hook decides.

@@ -15,7 +15,7 @@
 //     unless an allow rule names that exact path or protection is off;
 //     then, if an earlier pre_tool_call hook said Ask or Allow for exactly
 //     these arguments (hooks.Approval, e.g. a Claude Code hook's
-//     permissionDecision) → Pause or Continue;
+//     permissionDecision, or a process hook's "approve") → Pause or Continue;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
 //  6. yolo mode → Continue;
@@ -117,6 +117,10 @@ import (
 
 // HookName is the name the policy's hook has in the decision trace.
 const HookName = "approval"
+
+// HookPriority is the priority of the policy's hook: hooks of a lower
+// priority run before it, and it judges the calls as they left them.
+const HookPriority = 100
 
 // Mode is an approval mode.
 type Mode string
@@ -221,7 +225,7 @@ func (p *Policy) Mode() Mode {
 func (p *Policy) Hook() hooks.Hook[hooks.PreToolInput, hooks.PreToolResult] {
 	return hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{
 		Name:     HookName,
-		Priority: 100,
+		Priority: HookPriority,
 		Run: func(_ context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
 			return p.decide(in.Call, in.Approval), nil
 		},
@@ -437,7 +441,7 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 		return pauseResult(fmt.Sprintf("%s — %s; asking in every mode", s.describe(kind), why))
 	}
 	// A hook's say (hooks.Approval) on the arguments it judged.
-	if say != nil && say.Arguments == call.Arguments {
+	if say.Holds(call) {
 		if say.Ask {
 			return pauseResult(hookAsks(s.describe(kind), say))
 		}
@@ -457,7 +461,7 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	case kind == tools.KindEdit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
 	}
-	// 9. Ask.
+	// 10. Ask.
 	reason := s.describe(kind)
 	if a.why != "" {
 		reason += " — " + a.why

@@ -11,7 +11,7 @@ import (
 
 // allowBy is a hook's Allow for exactly call's arguments.
 func allowBy(call chat.ToolCall) *hooks.Approval {
-	return &hooks.Approval{Hook: "claude:PreToolUse", Arguments: call.Arguments}
+	return hooks.NewApproval("claude:PreToolUse", call, false, "")
 }
 
 // TestHookApprovalAllowSkipsTheQuestion: a hook's Allow lets a call run
@@ -27,12 +27,12 @@ func TestHookApprovalAllowSkipsTheQuestion(t *testing.T) {
 		t.Errorf("allowed by a hook: got %s %q", actionNames[got.Action], got.Reason)
 	}
 	yolo := New(Yolo, inspector{})
-	ask := &hooks.Approval{Hook: "claude:PreToolUse", Ask: true, Reason: "pushing needs a person", Arguments: call.Arguments}
+	ask := hooks.NewApproval("claude:PreToolUse", call, true, "pushing needs a person")
 	if got := yolo.decide(call, ask); got.Action != pause || !strings.Contains(got.Reason, `hook "claude:PreToolUse" asks: pushing needs a person`) {
 		t.Errorf("asked by a hook in yolo mode: got %s %q", actionNames[got.Action], got.Reason)
 	}
 	read := fileCall("read_file", "main.go")
-	if got := p.decide(read, &hooks.Approval{Hook: "h", Ask: true, Arguments: read.Arguments}); got.Action != pause {
+	if got := p.decide(read, hooks.NewApproval("h", read, true, "")); got.Action != pause {
 		t.Errorf("a read a hook asks about: got %s", actionNames[got.Action])
 	}
 }
@@ -84,7 +84,7 @@ func TestHookApprovalThroughTheChain(t *testing.T) {
 	reg := hooks.NewRegistry()
 	reg.PreToolCall(hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{Name: "allower", Priority: 10,
 		Run: func(_ context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
-			in.Approval = &hooks.Approval{Hook: "allower", Arguments: in.Call.Arguments}
+			in.Approval = hooks.NewApproval("allower", in.Call, false, "")
 			return hooks.PreToolResult{}, nil
 		}})
 	reg.PreToolCall(p.Hook())

@@ -127,9 +127,9 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 	}
 	switch {
 	case asked:
-		in.Approval = &hooks.Approval{Hook: HookName(PreToolUse), Ask: true, Reason: joinNonEmpty(ask...), Arguments: in.Call.Arguments}
+		in.Approval = hooks.NewApproval(HookName(PreToolUse), in.Call, true, joinNonEmpty(ask...))
 	case allowed && (in.Approval == nil || !in.Approval.Ask):
-		in.Approval = &hooks.Approval{Hook: HookName(PreToolUse), Reason: joinNonEmpty(allow...), Arguments: in.Call.Arguments}
+		in.Approval = hooks.NewApproval(HookName(PreToolUse), in.Call, false, joinNonEmpty(allow...))
 	}
 	return hooks.PreToolResult{Reason: logOf(answers)}, nil
 }

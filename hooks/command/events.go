@@ -11,117 +11,14 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/wire"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// ---- what a hook reads on stdin ----
+// ---- what a hook reads on stdin: the inputs of package wire ----
 
-type header struct {
-	Event     string `json:"event"`
-	Workspace string `json:"workspace"`
-}
-
-type wireCall struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// Arguments is the arguments object, or the raw text as a JSON string
-	// when the model sent something that is not JSON.
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-type wireMessage struct {
-	Role       chat.Role  `json:"role"`
-	Content    string     `json:"content"`
-	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-}
-
-type wireResult struct {
-	Status  chat.ResultStatus `json:"status"`
-	Content string            `json:"content"`
-}
-
-type promptInput struct {
-	header
-	Prompt string `json:"prompt"`
-}
-
-type requestInput struct {
-	header
-	Model    string        `json:"model"`
-	Request  int           `json:"request"`
-	Messages []wireMessage `json:"messages"`
-}
-
-type preToolInput struct {
-	header
-	ToolCall wireCall `json:"tool_call"`
-}
-
-type postToolInput struct {
-	header
-	ToolCall wireCall   `json:"tool_call"`
-	Result   wireResult `json:"result"`
-}
-
-type turnEndInput struct {
-	header
-	Final    string        `json:"final"`
-	Round    int           `json:"round"`
-	Messages []wireMessage `json:"messages"`
-}
-
-type compactInput struct {
-	header
-	Trigger     hooks.CompactTrigger `json:"trigger"`
-	Focus       string               `json:"focus,omitempty"`
-	Summary     string               `json:"summary"`
-	Replaced    int                  `json:"replaced"`
-	Pruned      int                  `json:"pruned"`
-	Tokens      int64                `json:"tokens"`
-	TokensAfter int64                `json:"tokens_after"`
-	Window      int64                `json:"window"`
-	Messages    []wireMessage        `json:"messages"`
-}
-
-type abortInput struct {
-	header
-	Reason string `json:"reason"`
-	Error  string `json:"error,omitempty"`
-}
-
-func (r *runner) header() header {
-	return header{Event: r.event.String(), Workspace: r.dir}
-}
-
-func toWireCall(c chat.ToolCall) wireCall {
-	return wireCall{ID: c.ID, Name: c.Name, Arguments: argumentsJSON(c.Arguments)}
-}
-
-// argumentsJSON is args itself if it is JSON, else args as a JSON string.
-func argumentsJSON(args string) json.RawMessage {
-	if json.Valid([]byte(args)) {
-		return json.RawMessage(args)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(args) // a string always encodes
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-func toWireMessages(ms []chat.Message) []wireMessage {
-	out := make([]wireMessage, len(ms))
-	for i, m := range ms {
-		out[i] = wireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		if len(m.ToolCalls) > 0 {
-			out[i].ToolCalls = make([]wireCall, len(m.ToolCalls))
-			for j, c := range m.ToolCalls {
-				out[i].ToolCalls[j] = toWireCall(c)
-			}
-		}
-	}
-	return out
+func (r *runner) header() wire.Header {
+	return wire.Header{Event: r.event.String(), Workspace: r.dir}
 }
 
 // ---- what a hook writes on stdout ----
@@ -146,26 +43,16 @@ func decodeOutput(stdout []byte) (out output, ok bool, err error) {
 		return output{}, false, nil
 	}
 	if stdout[0] != '{' {
-		return output{}, false, fmt.Errorf("stdout is not a JSON object (write logs to stderr): %s", head(stdout))
+		return output{}, false, fmt.Errorf("stdout is not a JSON object (write logs to stderr): %s", wire.Head(stdout))
 	}
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	if err := dec.Decode(&out); err != nil {
 		return output{}, false, fmt.Errorf("stdout: invalid JSON: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return output{}, false, fmt.Errorf("stdout: unexpected data after the JSON object: %s", head(stdout[dec.InputOffset():]))
+		return output{}, false, fmt.Errorf("stdout: unexpected data after the JSON object: %s", wire.Head(stdout[dec.InputOffset():]))
 	}
 	return out, true, nil
-}
-
-// head quotes the start of b for an error message.
-func head(b []byte) string {
-	const n = 200
-	s := string(bytes.TrimSpace(b))
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 type choice[A any] struct {
@@ -215,7 +102,7 @@ func summary(s string) string {
 // ---- the hooks' Run funcs, one per event ----
 
 func (r *runner) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptResult, error) {
-	x, err := r.run(ctx, promptInput{r.header(), in.Message.Content})
+	x, err := r.run(ctx, wire.PromptInput{Header: r.header(), Prompt: in.Message.Content})
 	if err != nil {
 		return hooks.PromptResult{}, err
 	}
@@ -242,7 +129,7 @@ func (r *runner) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.Promp
 }
 
 func (r *runner) request(ctx context.Context, in *hooks.LLMRequestInput) (hooks.RequestResult, error) {
-	x, err := r.run(ctx, requestInput{r.header(), in.Model, in.Request, toWireMessages(in.Messages)})
+	x, err := r.run(ctx, wire.RequestInput{Header: r.header(), Model: in.Model, Request: in.Request, Messages: wire.NewMessages(in.Messages)})
 	if err != nil {
 		return hooks.RequestResult{}, err
 	}
@@ -279,7 +166,7 @@ func (r *runner) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.Pre
 	if !r.matches(in.Call.Name) {
 		return hooks.PreToolResult{}, nil
 	}
-	x, err := r.run(ctx, preToolInput{r.header(), toWireCall(in.Call)})
+	x, err := r.run(ctx, wire.PreToolInput{Header: r.header(), ToolCall: wire.NewCall(in.Call)})
 	if err != nil {
 		return hooks.PreToolResult{}, err
 	}
@@ -298,15 +185,12 @@ func (r *runner) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.Pre
 	if err != nil {
 		return hooks.PreToolResult{}, err
 	}
-	if a := bytes.TrimSpace(out.Arguments); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
-		if a[0] != '{' {
-			return hooks.PreToolResult{}, fmt.Errorf(`stdout: "arguments" must be a JSON object, got %s`, head(a))
+	if wire.Present(out.Arguments) {
+		args, err := wire.Arguments(out.Arguments)
+		if err != nil {
+			return hooks.PreToolResult{}, fmt.Errorf("stdout: %w", err)
 		}
-		var b bytes.Buffer
-		if err := json.Compact(&b, a); err != nil {
-			return hooks.PreToolResult{}, fmt.Errorf(`stdout: "arguments": %w`, err)
-		}
-		in.Call.Arguments = b.String()
+		in.Call.Arguments = args
 	}
 	return hooks.PreToolResult{Action: act, Reason: out.Reason}, nil
 }
@@ -315,10 +199,10 @@ func (r *runner) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.P
 	if !r.matches(in.Call.Name) {
 		return hooks.PostToolResult{}, nil
 	}
-	x, err := r.run(ctx, postToolInput{
-		header:   r.header(),
-		ToolCall: toWireCall(in.Call),
-		Result:   wireResult{Status: in.Result.Status, Content: in.Result.Content},
+	x, err := r.run(ctx, wire.PostToolInput{
+		Header:   r.header(),
+		ToolCall: wire.NewCall(in.Call),
+		Result:   wire.Result{Status: in.Result.Status, Content: in.Result.Content},
 	})
 	if err != nil {
 		return hooks.PostToolResult{}, err
@@ -353,7 +237,7 @@ func (r *runner) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.P
 }
 
 func (r *runner) turnEnd(ctx context.Context, in *hooks.TurnEndInput) (hooks.TurnEndResult, error) {
-	x, err := r.run(ctx, turnEndInput{r.header(), in.Final.Content, in.Round, toWireMessages(in.Messages)})
+	x, err := r.run(ctx, wire.TurnEndInput{Header: r.header(), Final: in.Final.Content, Round: in.Round, Messages: wire.NewMessages(in.Messages)})
 	if err != nil {
 		return hooks.TurnEndResult{}, err
 	}
@@ -378,58 +262,18 @@ func (r *runner) turnEnd(ctx context.Context, in *hooks.TurnEndInput) (hooks.Tur
 	}
 	res := hooks.TurnEndResult{Action: act, Reason: out.Reason}
 	if act == hooks.TurnContinueWithMessages {
-		if res.Messages, err = parseMessages(out.Messages); err != nil {
-			return hooks.TurnEndResult{}, err
+		if res.Messages, err = wire.TurnMessages(out.Messages); err != nil {
+			return hooks.TurnEndResult{}, fmt.Errorf("stdout: %w", err)
 		}
 	}
 	return res, nil
 }
 
-// parseMessages reads the "messages" of continue_with_messages: strings
-// (user messages) or {"role", "content"} objects, at least one.
-func parseMessages(raw json.RawMessage) ([]chat.Message, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || len(items) == 0 {
-		return nil, errors.New(`stdout: continue_with_messages needs "messages": a non-empty array of strings or {"role", "content"} objects`)
-	}
-	msgs := make([]chat.Message, len(items))
-	for i, item := range items {
-		var m struct {
-			Role    chat.Role `json:"role"`
-			Content string    `json:"content"`
-		}
-		switch item[0] {
-		case '"':
-			if err := json.Unmarshal(item, &m.Content); err != nil {
-				return nil, fmt.Errorf("stdout: messages[%d]: %w", i, err)
-			}
-		case '{':
-			if err := json.Unmarshal(item, &m); err != nil {
-				return nil, fmt.Errorf("stdout: messages[%d]: %w", i, err)
-			}
-		default:
-			return nil, fmt.Errorf(`stdout: messages[%d]: want a string or a {"role", "content"} object, got %s`, i, head(item))
-		}
-		switch m.Role {
-		case "":
-			m.Role = chat.RoleUser
-		case chat.RoleUser, chat.RoleSystem:
-		default:
-			return nil, fmt.Errorf(`stdout: messages[%d]: role %q (want "user" or "system")`, i, m.Role)
-		}
-		if strings.TrimSpace(m.Content) == "" {
-			return nil, fmt.Errorf("stdout: messages[%d] is empty", i)
-		}
-		msgs[i] = chat.Message{Role: m.Role, Content: m.Content}
-	}
-	return msgs, nil
-}
-
 func (r *runner) compact(ctx context.Context, in *hooks.CompactInput) (hooks.CompactResult, error) {
-	x, err := r.run(ctx, compactInput{
-		header: r.header(), Trigger: in.Trigger, Focus: in.Focus, Summary: in.Summary,
+	x, err := r.run(ctx, wire.CompactInput{
+		Header: r.header(), Trigger: string(in.Trigger), Focus: in.Focus, Summary: in.Summary,
 		Replaced: in.Replaced, Pruned: in.Pruned, Tokens: in.Tokens, TokensAfter: in.After, Window: in.Window,
-		Messages: toWireMessages(in.Messages),
+		Messages: wire.NewMessages(in.Messages),
 	})
 	if err != nil {
 		return hooks.CompactResult{}, err
@@ -459,7 +303,7 @@ func (r *runner) compact(ctx context.Context, in *hooks.CompactInput) (hooks.Com
 }
 
 func (r *runner) abort(ctx context.Context, in *hooks.AbortInput) (struct{}, error) {
-	ai := abortInput{header: r.header(), Reason: in.Reason}
+	ai := wire.AbortInput{Header: r.header(), Reason: in.Reason}
 	if in.Err != nil {
 		ai.Error = in.Err.Error()
 	}

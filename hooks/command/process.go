@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/wire"
 )
 
 // Process limits.
@@ -55,9 +55,9 @@ var errTooLarge = errors.New("output too large: stdout exceeds 1 MiB")
 // fails on any exit status but 0 and 2, on a signal, on too much output
 // and when ctx is done (which kills the process group).
 func (r *runner) run(ctx context.Context, input any) (exit, error) {
-	stdin, err := encodeInput(input)
+	stdin, err := wire.Encode(input)
 	if err != nil {
-		return exit{}, err
+		return exit{}, fmt.Errorf("encode input: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return exit{}, fmt.Errorf("not started: %w", err)
@@ -78,18 +78,6 @@ func (r *runner) run(ctx context.Context, input any) (exit, error) {
 		return exit{}, errTooLarge
 	}
 	return exitOf(res, waitErr)
-}
-
-// encodeInput is a hook's input as one line of JSON, with <, > and &
-// left as they are.
-func encodeInput(input any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(input); err != nil {
-		return nil, fmt.Errorf("encode input: %w", err)
-	}
-	return b.Bytes(), nil
 }
 
 // hookProcess is a started hook process and tackle's ends of its pipes.

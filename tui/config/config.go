@@ -29,6 +29,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools/suggest"
 )
@@ -70,6 +71,9 @@ type Config struct {
 	// ~/.claude/settings.json when User is set, and hooks in Claude Code's
 	// format in this file.
 	ClaudeHooks ClaudeHooks `json:"claude_hooks,omitempty"`
+	// HookServers are process hooks: long-lived hook servers speaking
+	// JSON-RPC over stdio.
+	HookServers []process.Spec `json:"hook_servers,omitempty"`
 	// Redact configures the redaction of secrets from tool results, e.g.
 	// {"disable": ["jwt"]}.
 	Redact redact.Settings `json:"redact,omitempty"`

@@ -86,3 +86,26 @@ func TestContextSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHookServers(t *testing.T) {
+	c, err := Parse([]byte(`{"hook_servers": [{"name": "guard", "command": ["./guard", "-v"], "env": {"LEVEL": "2"},
+	  "events": ["pre_tool_call"], "timeout": "5s", "on_error": "closed", "approve": true, "priority": -1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.HookServers) != 1 {
+		t.Fatalf("hook_servers = %+v", c.HookServers)
+	}
+	s := c.HookServers[0]
+	if s.Name != "guard" || len(s.Command) != 2 || s.Env["LEVEL"] != "2" || s.Events[0] != "pre_tool_call" || s.Timeout != "5s" || s.OnError != "closed" || !s.Approve || s.Priority != -1 {
+		t.Errorf("server = %+v", s)
+	}
+	for body, want := range map[string]string{
+		`{"hook_servers": [{"name": "g", "comand": ["x"]}]}`: `hook_servers[0]: unknown field "comand"`,
+		`{"hook_servers": [{"name": "g", "command": "x"}]}`:  `hook_servers[0].command: want an array, got a string`,
+	} {
+		if _, err := Parse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%s) = %v, want %q", body, err, want)
+		}
+	}
+}
