@@ -168,11 +168,11 @@ type pause struct {
 type callStep uint8
 
 const (
-	callPending   callStep = iota // waits for the user's decision
-	callRun                       // approved: execute it
-	callDecided                   // has its final result without running
-	callAborted                   // a hook aborted the run at this call
-	callResponded                 // a hook answered it: its result goes through post_tool_call
+	callPending callStep = iota // waits for the user's decision
+	callRun                     // approved: execute it
+	callDecided                 // has its final result without running
+	callAborted                 // a hook aborted the run at this call
+	callReplied                 // a hook responded: its result goes through post_tool_call
 )
 
 // callState follows one tool call of a reply from its pre_tool_call chain
@@ -575,7 +575,7 @@ func (w *Worker) preToolChain(ctx context.Context, cs *callState, from int) (cha
 	case hooks.ToolPause:
 		cs.step, cs.pausedAt, cs.hook, cs.reason = callPending, idx, by, res.Reason
 	case hooks.ToolRespond:
-		cs.step, cs.result = callResponded, res.Response
+		cs.step, cs.result = callReplied, res.Response
 		cs.result.CallID = cs.orig.ID
 		cs.result.Status = cmp.Or(cs.result.Status, chat.StatusOK)
 	}
@@ -735,15 +735,14 @@ func (w *Worker) pause(batch []*callState, pending []PendingCall) (Outcome, erro
 }
 
 // settle gives the call cs its final result once it is done: a call that
-// ran, or that a hook answered (respond), goes through the post_tool_call
-// chain, or only its Protect hooks when
-// the run was stopped (stop is why); an approved call that never started
-// gets an error result. It returns why the run must stop when a hook
-// aborts it, else nil.
+// ran, or that a hook responded to, goes through the post_tool_call chain,
+// or only its Protect hooks when the run was stopped (stop is why); an
+// approved call that never started gets an error result. It returns why
+// the run must stop when a hook aborts it, else nil.
 func (w *Worker) settle(ctx context.Context, cs *callState, stop error) error {
 	hs := w.run.hooks
 	switch {
-	case cs.step != callRun && cs.step != callResponded:
+	case cs.step != callRun && cs.step != callReplied:
 		// Decided without running: skipped, denied, an error result.
 	case cs.step == callRun && !cs.ran:
 		cs.decide(chat.StatusError, "The run was stopped before this call started: "+stop.Error())

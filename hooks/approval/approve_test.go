@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,9 +62,13 @@ func TestHookApprovalNeverBeatsDenyOrProtection(t *testing.T) {
 		{"protected .git", Yolo, fileCall("write_file", ".git/config"), pause, "asking in every mode"},
 		{"protected .git hook through bash", Default, bashCall("echo evil > .git/hooks/pre-commit"), pause, "asking in every mode"},
 		{"protected through a symbolic link", Default, fileCall("edit_file", "cfg"), pause, "asking in every mode"},
+		{"a secret file", Yolo, fileCall("write_file", ".env"), pause, "asking in every mode"},
+		{"tackle's own config (to add hooks)", Default, fileCall("write_file", "home/.config/tackle/config.json"), pause, "asking in every mode"},
+		{"the hook server's own program", Default, bashCall("cp evil.py hooks/guard.py"), pause, "asking in every mode"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := mustPolicy(t, tt.mode, nil, deny, WithWorkspace(root))
+			pr := Protection{ConfigDir: filepath.Join(root, "home/.config/tackle"), Files: []string{filepath.Join(root, "hooks/guard.py")}}
+			p := mustPolicy(t, tt.mode, nil, deny, WithWorkspace(root), WithProtection(pr))
 			var policy hooks.Decision
 			got, _ := approvingChain(p, nil).RunPreToolCall(t.Context(), &hooks.PreToolInput{Call: tt.call}, 0, func(d hooks.Decision) {
 				if d.Hook == HookName {

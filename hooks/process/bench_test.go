@@ -3,10 +3,13 @@
 package process_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/command"
@@ -32,10 +35,56 @@ func benchPreTool(b *testing.B, reg *hooks.Registry) {
 	}
 }
 
+// leanServer is the test server doing the least it can, as the command
+// hook does: the benchmarks measure the protocol, not the server's work.
+func leanServer(b *testing.B) *hooks.Registry {
+	return serve(b, process.Spec{Events: []string{"pre_tool_call"}}, map[string]string{"HOOKSERVER_LOG": "", "HOOKSERVER_LEAN": "1"}).reg
+}
+
+// commandHook is a registry with one pre_tool_call command hook running
+// argv.
+func commandHook(b *testing.B, argv ...string) *hooks.Registry {
+	reg := hooks.NewRegistry()
+	err := command.Register(reg, "pre_tool_call", command.Spec{Name: "cmd", Command: command.Exec(argv...)}, command.Options{Workdir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return reg
+}
+
 func BenchmarkProcessHookRoundTrip(b *testing.B) {
-	// The server records nothing: the benchmark measures the protocol.
-	f := serve(b, process.Spec{Events: []string{"pre_tool_call"}}, map[string]string{"HOOKSERVER_LOG": ""})
-	benchPreTool(b, f.reg)
+	benchPreTool(b, leanServer(b))
+}
+
+// BenchmarkProcessHookVsCommandHook alternates 20 round trips with one
+// command hook start of the same program, so that both see the same load
+// on a shared machine, and reports each one's time and their ratio.
+func BenchmarkProcessHookVsCommandHook(b *testing.B) {
+	const trips = 20
+	proc, cmd := leanServer(b), commandHook(b, serverBin, "once")
+	in := hooks.PreToolInput{Call: chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"go test ./..."}`}}
+	run := func(reg *hooks.Registry) {
+		call := in
+		if res, _ := reg.RunPreToolCall(context.Background(), &call, 0, nil); res.Action != hooks.ToolContinue {
+			b.Fatalf("got %+v", res)
+		}
+	}
+	var n int
+	var inProc, spawned time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		for range trips {
+			run(proc)
+		}
+		t1 := time.Now()
+		run(cmd)
+		inProc, spawned, n = inProc+t1.Sub(t0), spawned+time.Since(t1), n+1
+	}
+	roundTrip := inProc / time.Duration(n*trips)
+	spawn := spawned / time.Duration(n)
+	b.ReportMetric(float64(roundTrip.Microseconds()), "round-trip-µs")
+	b.ReportMetric(float64(spawn.Microseconds()), "spawn-µs")
+	b.ReportMetric(float64(spawn)/float64(roundTrip), "x")
 }
 
 func BenchmarkCommandHookSpawn(b *testing.B) {
@@ -51,12 +100,7 @@ func BenchmarkCommandHookSpawn(b *testing.B) {
 			if bc.argv[0] == "" {
 				b.Skip("python3 is not installed")
 			}
-			reg := hooks.NewRegistry()
-			err := command.Register(reg, "pre_tool_call", command.Spec{Name: "cmd", Command: command.Exec(bc.argv...)}, command.Options{Workdir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchPreTool(b, reg)
+			benchPreTool(b, commandHook(b, bc.argv...))
 		})
 	}
 }
@@ -69,4 +113,39 @@ func python3() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// BenchmarkPipeFloor is the same request to the same lean server without
+// tackle: one goroutine writes the line and reads the answer. The
+// difference to BenchmarkProcessHookRoundTrip is tackle's own share.
+func BenchmarkPipeFloor(b *testing.B) {
+	cmd := exec.Command(serverBin)
+	cmd.Env = []string{"HOOKSERVER_LEAN=1"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	r := bufio.NewReader(stdout)
+	roundTrip := func(line string) {
+		if _, err := io.WriteString(stdin, line); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":1,"method":"hook.hello","params":{"version":1,"events":["pre_tool_call"]}}` + "\n")
+	req := `{"jsonrpc":"2.0","id":2,"method":"hook.pre_tool_call","params":{"event":"pre_tool_call","workspace":"/tmp/w","tool_call":{"id":"c1","name":"bash","arguments":{"command":"go test ./..."}}}}` + "\n"
+	for b.Loop() {
+		roundTrip(req)
+	}
 }

@@ -18,9 +18,10 @@ import (
 
 // Limits of a connection to a server.
 const (
-	// maxQueued is how many hook.event notifications may wait to be
-	// written to a server; more are dropped and counted.
-	maxQueued = 1024
+	// maxQueued and maxQueuedBytes bound the hook.event notifications
+	// waiting to be written to a server; more are dropped and counted.
+	maxQueued      = 1024
+	maxQueuedBytes = 8 << 20
 	// maxLine bounds one line a server writes.
 	maxLine = 32 << 20
 	// pipeGrace bounds the wait for a server's output pipes after its
@@ -49,6 +50,7 @@ type conn struct {
 	pending map[uint64]chan reply // requests waiting for an answer, by id
 	queue   []outgoing            // messages to write, in order
 	notes   int                   // notifications in queue
+	noteLen int                   // their bytes
 	dropped int                   // notifications dropped, not yet reported
 	closing bool                  // nothing more is queued; the writer closes stdin
 	wake    chan struct{}         // tells the writer that queue or closing changed
@@ -172,18 +174,19 @@ func (c *conn) notify(line []byte, must bool) {
 		c.mu.Unlock()
 		return
 	}
-	if !must && c.notes >= maxQueued {
+	if !must && (c.notes >= maxQueued || c.noteLen+len(line) > maxQueuedBytes) {
 		c.dropped++
-		first := c.dropped == 1
+		first, notes, noteLen := c.dropped == 1, c.notes, c.noteLen
 		c.mu.Unlock()
 		if first {
-			c.srv.log.note("the server reads too slowly: %d notifications wait; dropping hook.event notifications", maxQueued)
+			c.srv.log.note("the server reads too slowly: %d notifications (%d bytes) wait; dropping hook.event notifications", notes, noteLen)
 		}
 		return
 	}
 	c.queue = append(c.queue, outgoing{line: line})
 	if !must {
 		c.notes++
+		c.noteLen += len(line)
 	}
 	c.mu.Unlock()
 	c.signal()
@@ -220,7 +223,7 @@ func (c *conn) write() {
 		c.mu.Unlock()
 		if n > 0 {
 			lastReport = time.Now()
-			c.srv.set.report(fmt.Sprintf("process hook server %q reads too slowly: %d hook.event notifications were dropped (at most %d wait)", c.srv.cfg.name, n, maxQueued))
+			c.srv.set.report(fmt.Sprintf("process hook server %q reads too slowly: %d hook.event notifications were dropped (at most %d, or %d MiB, wait)", c.srv.cfg.name, n, maxQueued, maxQueuedBytes>>20))
 		}
 	}
 	defer close(c.written)
@@ -234,7 +237,7 @@ func (c *conn) write() {
 			c.mu.Lock()
 		}
 		batch, closing := c.queue, c.closing
-		c.queue, c.notes = nil, 0
+		c.queue, c.notes, c.noteLen = nil, 0, 0
 		c.mu.Unlock()
 		report(false)
 		for _, m := range batch {

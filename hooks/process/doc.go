@@ -30,8 +30,8 @@
 //
 // Set.Observe sends the agent's events as hook.event notifications to the
 // servers that observe their type. It never waits: each server has a
-// queue of at most 1024 notifications, past which they are dropped,
-// counted and reported.
+// queue of at most 1024 notifications or 8 MiB, past which they are
+// dropped, counted and reported.
 //
 // # Crashes and shutdown
 //

@@ -410,7 +410,7 @@ func TestSlowObserverDropsNotifications(t *testing.T) {
 	}
 	f.close()
 	w := f.warnings.all()
-	if !strings.Contains(w, `process hook server "srv" reads too slowly: `) || !strings.Contains(w, "hook.event notifications were dropped (at most 1024 wait)") {
+	if !strings.Contains(w, `process hook server "srv" reads too slowly: `) || !strings.Contains(w, "hook.event notifications were dropped (at most 1024, or 8 MiB, wait)") {
 		t.Errorf("warnings = %q", w)
 	}
 	if !strings.Contains(f.serverLog(), "killing its process group") {

@@ -21,6 +21,9 @@
 //	HOOKSERVER_DEFAULT_PRE  the action of a pre_tool_call without a
 //	                        directive (default "continue")
 //	HOOKSERVER_POST_CONTEXT context to add to every post_tool_call result
+//	HOOKSERVER_LEAN         1: answer every request but the hello with
+//	                        continue, reading nothing but its id (for
+//	                        benchmarks: the least a server can do)
 //
 // A request may carry a directive, a JSON object, in the prompt
 // (on_prompt_submit), the last message (pre_llm_request), the tool call's
@@ -143,6 +146,10 @@ func handle(line []byte) {
 			os.Exit(0)
 		}
 	default:
+		if os.Getenv("HOOKSERVER_LEAN") == "1" {
+			writeLine([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"continue"}}`))
+			return
+		}
 		request(m)
 	}
 }
