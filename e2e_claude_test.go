@@ -413,3 +413,34 @@ func TestTrustedHookScriptsAreProtected(t *testing.T) {
 		t.Error("guard.sh was rewritten")
 	}
 }
+
+// tackle hooks list shows the hook servers too, one row per event they
+// intercept.
+func TestHooksListShowsHookServers(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "plain.json")
+	e.config(`{"hook_servers": [{"name": "policy", "command": ["cat"], "events": ["pre_tool_call", "post_tool_call"], "approve": true},
+		{"name": "watcher", "command": ["cat"]}]}`)
+	r := e.run("hooks", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	var policy, watcher int
+	for line := range strings.Lines(r.stdout) {
+		switch {
+		case strings.Contains(line, "policy"):
+			policy++
+			if !strings.Contains(line, "process (may approve)") || !strings.Contains(line, "user") {
+				t.Errorf("policy's row: %s", line)
+			}
+		case strings.Contains(line, "watcher"):
+			watcher++
+			if !strings.Contains(line, "*") || !strings.Contains(line, "process") {
+				t.Errorf("watcher's row: %s", line)
+			}
+		}
+	}
+	if policy != 2 || watcher != 1 {
+		t.Errorf("rows: policy %d, watcher %d, want 2 and 1:\n%s", policy, watcher, r.stdout)
+	}
+}

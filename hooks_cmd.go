@@ -118,6 +118,7 @@ func hookRows(cfg config.Config, proj projectLayer, untrusted []projectFile, env
 		rows = append(rows, hookRow{Source: "built-in", Event: hooks.OnTurnEnd.String(), Name: checks.HookName, Priority: checks.TurnEndPriority, Kind: "builtin", Trust: "built-in"})
 	}
 	rows = append(rows, commandRows(cfg, "user")...)
+	rows = append(rows, serverRows(cfg)...)
 	rows = append(rows, claudeRows(cfg.Path, cfg.ClaudeHooks.Hooks, "user")...)
 	rows = append(rows, commandRows(proj.cfg, "trusted")...)
 	rows = append(rows, claudeRows(proj.cfg.Path, proj.cfg.ClaudeHooks.Hooks, "trusted")...)
@@ -155,6 +156,27 @@ func commandRows(cfg config.Config, trust string) []hookRow {
 	for ev, specs := range cfg.Hooks {
 		for _, s := range specs {
 			rows = append(rows, hookRow{Source: cfg.Path, Event: ev, Name: s.Name, Matcher: strings.Join(s.Tools, ","), Priority: s.Priority, Kind: "command", Trust: trust})
+		}
+	}
+	return rows
+}
+
+// serverRows lists the config's hook servers, one row per event they
+// intercept; a server that names no events gets the ones it asks for in
+// its hello, which is known only once it runs ("*").
+func serverRows(cfg config.Config) []hookRow {
+	var rows []hookRow
+	for _, s := range cfg.HookServers {
+		events := s.Events
+		if len(events) == 0 {
+			events = []string{"*"}
+		}
+		kind := "process"
+		if s.Approve {
+			kind = "process (may approve)"
+		}
+		for _, ev := range events {
+			rows = append(rows, hookRow{Source: cfg.Path, Event: ev, Name: s.Name, Priority: s.Priority, Kind: kind, Trust: "user"})
 		}
 	}
 	return rows
