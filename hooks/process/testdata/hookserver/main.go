@@ -31,8 +31,11 @@
 // or the final answer (on_turn_end):
 //
 //	{"answer": RESULT, "error": {"code", "message"}, "do": "hang" | "crash" |
-//	 "garbage" | "exit", "stderr": TEXT, "tag": NAME, "after": NAME,
-//	 "batch": N}
+//	 "garbage" | "long" | "exit", "stderr": TEXT, "raw": LINE, "tag": NAME,
+//	 "after": NAME, "batch": N}
+//
+// "raw" writes LINE to stdout before the answer; "long" writes a line of
+// 33 MiB instead of one.
 //
 // "after" holds the answer until the request tagged NAME was answered;
 // "batch" holds it until N requests with a batch arrived, and then
@@ -64,6 +67,7 @@ type directive struct {
 	Error  json.RawMessage `json:"error"`
 	Do     string          `json:"do"`
 	Stderr string          `json:"stderr"`
+	Raw    string          `json:"raw"`
 	Tag    string          `json:"tag"`
 	After  string          `json:"after"`
 	Batch  int             `json:"batch"`
@@ -186,6 +190,9 @@ func request(m message) {
 	if d.Stderr != "" {
 		fmt.Fprintln(os.Stderr, d.Stderr)
 	}
+	if d.Raw != "" {
+		writeLine([]byte(d.Raw))
+	}
 	switch d.Do {
 	case "hang":
 		return
@@ -196,6 +203,9 @@ func request(m message) {
 		os.Exit(0)
 	case "garbage":
 		writeLine([]byte("DEBUG: handling " + m.Method))
+		return
+	case "long":
+		writeLine([]byte(`{"jsonrpc":"2.0","id":0,"result":"` + strings.Repeat("x", 33<<20) + `"}`))
 		return
 	}
 	answer := func() {
@@ -276,7 +286,7 @@ func directiveOf(method string, params json.RawMessage) directive {
 		text = p.Final
 	}
 	var d directive
-	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "") {
+	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "") {
 		if d.Answer == nil && d.Error == nil {
 			d.Answer = defaultAnswer(method)
 		}
