@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tui"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// runInteractive runs the terminal UI (tui) on the terminal until the
+// user quits. Its agents' events reach the UI through a tui.Bridge.
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed) error {
+	userThemes, err := themes.Load(themes.Dir(stdio.env.get))
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
+	}
+	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
+		if _, err := themes.Resolve(name, true, userThemes); err != nil {
+			return usagef("%s: %w", c.originOf("theme"), err)
+		}
+	}
+	bridge := tui.NewBridge()
+	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.env), sink: bridge.Send}
+	defer u.close(stdio.err)
+	history, saveHistory := promptHistory(s.root, stdio)
+	opts := tui.Options{
+		NewAgent:     u.fresh,
+		Bridge:       bridge,
+		Policy:       s.policy,
+		Tools:        s.toolbox,
+		Model:        c.Model,
+		Workdir:      s.root,
+		Theme:        c.Theme,
+		UserThemes:   userThemes,
+		Env:          stdio.env,
+		Inline:       c.Inline,
+		History:      history,
+		SaveHistory:  saveHistory,
+		PickSession:  c.Resume.set && c.Resume.id == "",
+		ContextParts: s.contextParts,
+	}
+	if u.store != nil {
+		opts.Sessions = u
+	}
+	if res != nil {
+		r, err := u.resume(res)
+		if err != nil {
+			return err
+		}
+		opts.Resumed = &r
+	} else {
+		opts.Agent = u.fresh()
+	}
+	err = tui.Run(ctx, opts, stdio.in, stdio.out)
+	if ctx.Err() != nil {
+		return interruptedError{err}
+	}
+	return err
+}
+
+// promptHistory loads the workspace's earlier prompts and returns the
+// function that keeps new ones. Without a state directory the history
+// lasts for the session only.
+func promptHistory(root string, stdio stdio) ([]string, func(string) error) {
+	dir, err := config.StateDir(stdio.env.get)
+	if err != nil {
+		return nil, nil
+	}
+	h := sessions.Open(filepath.Join(dir, "sessions")).History(root)
+	prompts, err := h.Load(500)
+	if err != nil {
+		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
+	}
+	return prompts, h.Append
+}
