@@ -22,7 +22,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -617,7 +616,9 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 		for _, tc := range choice.Delta.ToolCalls {
 			a.addCall(tc, many)
 		}
-		a.addFiltered(choice.JSON.ExtraFields["content_filter_results"])
+		if choice.FinishReason == "content_filter" {
+			a.addFiltered(choice.RawJSON())
+		}
 		if choice.FinishReason != "" {
 			a.finish = choice.FinishReason
 		}
@@ -627,19 +628,19 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 	}
 }
 
-// addFiltered records the categories of Azure's content_filter_results
-// ({"hate":{"filtered":true,"severity":"high"},…}) that were filtered.
-func (a *assembler) addFiltered(f respjson.Field) {
-	if !f.Valid() {
+// addFiltered records the categories of a choice's Azure
+// content_filter_results ({"hate":{"filtered":true,"severity":"high"},…})
+// that were filtered.
+func (a *assembler) addFiltered(choice string) {
+	var c struct {
+		Results map[string]struct {
+			Filtered bool `json:"filtered"`
+		} `json:"content_filter_results"`
+	}
+	if json.Unmarshal([]byte(choice), &c) != nil {
 		return
 	}
-	var results map[string]struct {
-		Filtered bool `json:"filtered"`
-	}
-	if json.Unmarshal([]byte(f.Raw()), &results) != nil {
-		return
-	}
-	for name, r := range results {
+	for name, r := range c.Results {
 		if r.Filtered && !slices.Contains(a.filtered, name) {
 			a.filtered = append(a.filtered, name)
 		}
