@@ -8,11 +8,11 @@ import (
 
 // Errors inside a stream. A server that has answered 200 OK and begun an
 // SSE stream reports a later failure as an event of the stream, in one of
-// these shapes (each replayed from testdata/sse):
+// these shapes (the first, second, fourth and fifth replayed from testdata/sse):
 //
 //	data: {"error":{"message":"…","type":"…","code":"…"}}          OpenAI, vLLM, Groq, SGLang
 //	data: {"error":{"code":502,"message":"…"},"choices":[{…,"finish_reason":"error"}]}  OpenRouter
-//	data: {"error":"…"}                                             Ollama
+//	data: {"error":"…"}                                             some proxies (a bare string)
 //	data: {"object":"error","message":"…","type":"BadRequestError","code":400}  older vLLM
 //	data: {…,"choices":[{…,"finish_reason":"error"}]}               Mistral, LiteLLM: no message
 //
