@@ -22,6 +22,7 @@ const (
 	exitDenied      = 3
 	exitHookAbort   = 4
 	exitCapped      = 5
+	exitIncomplete  = 6
 	exitInterrupted = 130
 )
 
@@ -39,6 +40,8 @@ var exitCodes = []struct {
 	{exitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run (with `--on-pause save`: the run was saved, to be answered with `--resume ID --approve`/`--deny`)"},
 	{exitHookAbort, "aborted by a hook", "a hook aborted or cancelled the run"},
 	{exitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},
+	{exitIncomplete, "answer incomplete (output limit, content filter)",
+		"the answer is incomplete: cut at the model's output token limit (`finish_reason` `length`) or stopped by the server's content filter (`content_filter`); what came was printed"},
 	{exitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT or SIGTERM); on_abort hooks ran"},
 }
 
@@ -61,6 +64,7 @@ func exitCodeOf(err error) int {
 		hook        *agent.HookError
 		capped      cappedError
 		denied      deniedError
+		incomplete  incompleteError
 	)
 	switch {
 	case err == nil:
@@ -75,6 +79,8 @@ func exitCodeOf(err error) int {
 		return exitCapped
 	case errors.As(err, &denied):
 		return exitDenied
+	case errors.As(err, &incomplete):
+		return exitIncomplete
 	}
 	return exitError
 }
@@ -104,6 +110,12 @@ func (e deniedError) Unwrap() error { return e.err }
 type cappedError struct{ reason string }
 
 func (e cappedError) Error() string { return "run capped: " + e.reason }
+
+// incompleteError ends a run whose answer is not whole: reason says why
+// (agent.Outcome.Incomplete).
+type incompleteError struct{ reason string }
+
+func (e incompleteError) Error() string { return "the answer is incomplete: " + e.reason }
 
 // interruptedError ends a run the user interrupted (SIGINT, SIGTERM). err
 // is how the run ended, if it says more; nil gives an empty message.

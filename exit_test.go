@@ -57,6 +57,7 @@ func TestExitCodeOf(t *testing.T) {
 		{deniedError{}, exitDenied},
 		{abort, exitHookAbort},
 		{cappedError{"retry budget"}, exitCapped},
+		{incompleteError{"cut"}, exitIncomplete},
 		{interruptedError{}, exitInterrupted},
 		{interruptedError{abort}, exitInterrupted},
 	} {
@@ -97,6 +98,7 @@ func TestRunEnd(t *testing.T) {
 		{"denied", headless.Result{Outcome: finished, Denied: 1}, false, exitDenied, ""},
 		{"denied and hook failures", headless.Result{Outcome: failed, Denied: 1}, false, exitDenied, skipped},
 		{"hook failures", headless.Result{Outcome: failed}, false, exitError, skipped},
+		{"incomplete", headless.Result{Outcome: agent.Outcome{Status: agent.StatusFinished, Incomplete: "cut"}}, false, exitIncomplete, "the answer is incomplete: cut"},
 		{"interrupted", headless.Result{Outcome: finished}, true, exitInterrupted, ""},
 		{"interrupted abort", headless.Result{Err: abort}, true, exitInterrupted, abort.Error()},
 	} {

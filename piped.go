@@ -105,6 +105,8 @@ func outcomeError(res headless.Result) error {
 		return res.Err
 	case res.Outcome.Status == agent.StatusCapped:
 		return cappedError{res.Outcome.Reason}
+	case res.Outcome.Incomplete != "":
+		return incompleteError{res.Outcome.Incomplete}
 	case res.Saved:
 		return deniedError{savedError(res)}
 	case res.Outcome.Status == agent.StatusPaused:

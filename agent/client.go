@@ -26,4 +26,7 @@ type Reply struct {
 	Message      chat.Message
 	Usage        chat.Usage
 	FinishReason string
+	// Filtered names the categories a content filter flagged (Azure's
+	// content_filter_results), sorted.
+	Filtered []string
 }

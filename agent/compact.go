@@ -96,13 +96,13 @@ func (w *Worker) fitContext(ctx context.Context) {
 // model's context window (cause): it compacts the conversation and sends
 // the request once more, whose error, if any, ends the run. When nothing
 // could be compacted, cause ends it.
-func (w *Worker) retryOverflow(ctx context.Context, cause error) (chat.Message, error) {
+func (w *Worker) retryOverflow(ctx context.Context, cause error) (Reply, error) {
 	if _, err := w.compact(ctx, w.run.hooks, hooks.CompactOverflow, ""); err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return chat.Message{}, cerr
+			return Reply{}, cerr
 		}
 		w.emit(Warning{Message: compactFailed(err) + "; the model's answer that the request is too long ends the run"})
-		return chat.Message{}, cause
+		return Reply{}, cause
 	}
 	reply, err := w.request(ctx)
 	if IsContextOverflow(err) {

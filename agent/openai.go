@@ -40,28 +40,40 @@ type APIError struct {
 	Message string // the server's message, e.g. "Incorrect API key provided"
 	Type    string // e.g. "invalid_request_error", when the server says
 	Code    string // e.g. "invalid_api_key", when the server says
+	// InStream is set for an error the server sent inside a stream it had
+	// begun with 200 OK; Status is then the code it gave, if any.
+	InStream bool
 
 	header http.Header
 	err    error
 }
 
-// Error returns e.g. "401 Unauthorized: Incorrect API key provided".
+// Error returns e.g. "401 Unauthorized: Incorrect API key provided", or
+// "model stream error: 400 Bad Request: …" for an error in the stream.
 func (e *APIError) Error() string {
-	s := strconv.Itoa(e.Status)
-	if text := http.StatusText(e.Status); text != "" {
-		s += " " + text
+	var parts []string
+	if e.InStream {
+		parts = append(parts, "model stream error")
+	}
+	if e.Status != 0 {
+		s := strconv.Itoa(e.Status)
+		if text := http.StatusText(e.Status); text != "" {
+			s += " " + text
+		}
+		parts = append(parts, s)
 	}
 	if e.Message != "" {
-		s += ": " + e.Message
+		parts = append(parts, e.Message)
 	}
-	return s
+	return strings.Join(parts, ": ")
 }
 
 // Unwrap returns the openai-go error, if any.
 func (e *APIError) Unwrap() error { return e.err }
 
 // Retryable reports whether the request may succeed when sent again: the
-// server says so in x-should-retry, or the status is 408, 429 or 5xx.
+// server says so in x-should-retry, or the status is 408, 429 or 5xx. An
+// error in a stream that gave no status is not retried.
 func (e *APIError) Retryable() bool {
 	switch e.header.Get("X-Should-Retry") {
 	case "true":
@@ -307,9 +319,15 @@ func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	var a assembler
 	for stream.Next() {
 		a.add(stream.Current(), emit)
+		if a.err != nil {
+			break
+		}
 		if a.replied {
 			wd.chunk(a.size)
 		}
+	}
+	if a.err != nil {
+		return Reply{}, a.replied, a.err
 	}
 	err := stream.Err()
 	if a.finish != "" && ctx.Err() == nil {
@@ -329,7 +347,7 @@ func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {
-		return Reply{}, a.replied, fmt.Errorf("model stream error: %s", streamErrorMessage(streamErr))
+		return Reply{}, a.replied, inStreamError(streamErr.Event.Data, streamErr.Message)
 	}
 	if res != nil && connectionError(err) {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: %w", ErrStreamCut, a.size, err)
@@ -542,33 +560,19 @@ func bodyMessage(body []byte) string {
 	return line
 }
 
-// streamErrorMessage returns the message of an error event in the stream.
-func streamErrorMessage(e *ssestream.StreamError) string {
-	var body struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(e.Event.Data, &body) == nil {
-		if msg := bodyMessage(body.Error); msg != "" {
-			return msg
-		}
-		var s string
-		if json.Unmarshal(body.Error, &s) == nil && s != "" {
-			return s
-		}
-	}
-	return e.Message
-}
-
 // assembler builds the reply from the chunks of one stream.
 type assembler struct {
-	id      string // the completion's ID, for naming calls that lack one
-	content strings.Builder
-	calls   []*callBuilder // in order of first appearance
-	byIndex map[int64]*callBuilder
-	finish  string
-	usage   chat.Usage
-	replied bool // a token arrived
-	size    int  // bytes of text and arguments
+	id       string // the completion's ID, for naming calls that lack one
+	content  strings.Builder
+	calls    []*callBuilder // in order of first appearance
+	byIndex  map[int64]*callBuilder
+	last     *callBuilder // the call the last tool-call entry went to
+	finish   string
+	filtered []string // the categories a content filter flagged
+	usage    chat.Usage
+	replied  bool // a token arrived
+	size     int  // bytes of text and arguments
+	err      *APIError
 }
 
 type callBuilder struct {
@@ -577,8 +581,14 @@ type callBuilder struct {
 	args     strings.Builder
 }
 
-// add takes in a chunk, emitting its text.
+// add takes in a chunk, emitting its text. A chunk that is an error
+// (older vLLM's {"object":"error",…}) or that finishes with "error" sets
+// a.err.
 func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
+	if ch.JSON.Object.Raw() == `"error"` {
+		a.err = inStreamError([]byte(ch.RawJSON()), "the server sent an error object with no message")
+		return
+	}
 	if a.id == "" {
 		a.id = ch.ID
 	}
@@ -602,29 +612,77 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 				emit(TextDelta{Text: text})
 			}
 		}
+		many := len(choice.Delta.ToolCalls) > 1
 		for _, tc := range choice.Delta.ToolCalls {
-			a.addCall(tc)
+			a.addCall(tc, many)
+		}
+		if choice.FinishReason == "content_filter" {
+			a.addFiltered(choice.RawJSON())
 		}
 		if choice.FinishReason != "" {
 			a.finish = choice.FinishReason
 		}
 	}
+	if a.finish == "error" {
+		a.err = &APIError{InStream: true, Message: `the server ended the reply with finish_reason "error"`}
+	}
 }
 
-// addCall takes in a tool-call delta. Deltas are matched to calls by index
-// (in any order); a delta whose ID differs from its index's call starts a
-// new call, for servers that give every call index 0.
-func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
-	a.replied = true
-	b := a.byIndex[tc.Index]
-	if b == nil || (tc.ID != "" && b.id != "" && tc.ID != b.id) {
-		b = &callBuilder{index: tc.Index}
-		a.calls = append(a.calls, b)
-		if a.byIndex == nil {
-			a.byIndex = map[int64]*callBuilder{}
-		}
-		a.byIndex[tc.Index] = b
+// addFiltered records the categories of a choice's Azure
+// content_filter_results ({"hate":{"filtered":true,"severity":"high"},…})
+// that were filtered.
+func (a *assembler) addFiltered(choice string) {
+	var c struct {
+		Results map[string]struct {
+			Filtered bool `json:"filtered"`
+		} `json:"content_filter_results"`
 	}
+	if json.Unmarshal([]byte(choice), &c) != nil {
+		return
+	}
+	for name, r := range c.Results {
+		if r.Filtered && !slices.Contains(a.filtered, name) {
+			a.filtered = append(a.filtered, name)
+		}
+	}
+	slices.Sort(a.filtered)
+}
+
+// addCall takes in one entry of a delta's tool_calls array; many says the
+// array had more than one. The rules, in order:
+//
+//   - An entry with an index continues the call of that index (indexes may
+//     come in any order), unless it carries an ID other than that call's:
+//     then it starts a new call (servers that give every call index 0).
+//   - An entry without an index starts a new call when it shares its delta
+//     with another entry (each entry of one array is a distinct call,
+//     whatever its ID: Gemini through some proxies sends two whole calls
+//     in one delta with no index and empty IDs), when its ID differs from
+//     the last call's, when it names another function than the last call,
+//     or when there is no call yet. Otherwise it continues the last call.
+func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall, many bool) {
+	a.replied = true
+	var b *callBuilder
+	if tc.JSON.Index.Valid() {
+		b = a.byIndex[tc.Index]
+		if b != nil && tc.ID != "" && b.id != "" && tc.ID != b.id {
+			b = nil
+		}
+		if b == nil {
+			b = a.newCall(tc.Index)
+			if a.byIndex == nil {
+				a.byIndex = map[int64]*callBuilder{}
+			}
+			a.byIndex[tc.Index] = b
+		}
+	} else {
+		b = a.last
+		name := tc.Function.Name
+		if many || b == nil || (tc.ID != "" && tc.ID != b.id) || (name != "" && b.name != "" && name != b.name) {
+			b = a.newCall(int64(len(a.calls)))
+		}
+	}
+	a.last = b
 	if b.id == "" {
 		b.id = tc.ID
 	}
@@ -634,6 +692,13 @@ func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
 	}
 	b.args.WriteString(tc.Function.Arguments)
 	a.size += len(tc.Function.Arguments)
+}
+
+// newCall starts a call at index.
+func (a *assembler) newCall(index int64) *callBuilder {
+	b := &callBuilder{index: index}
+	a.calls = append(a.calls, b)
+	return b
 }
 
 // reply returns the finished reply, its calls ordered by index.
@@ -651,7 +716,7 @@ func (a *assembler) reply() Reply {
 		}
 		msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: id, Name: b.name, Arguments: b.args.String()})
 	}
-	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish}
+	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish, Filtered: a.filtered}
 }
 
 // newParams converts a request to the wire. Streaming asks for the usage

@@ -236,6 +236,37 @@ func TestAssemblerHandlesOddOrders(t *testing.T) {
 			{ID: "chatcmpl-x_call_0", Name: "list_dir", Arguments: `{}`},
 			{ID: "chatcmpl-x_call_1", Name: "list_dir", Arguments: `{}`},
 		},
+	}, {
+		name: "no index, two calls in one delta, empty IDs",
+		chunks: []string{
+			`{"id":"","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}},` +
+				`{"id":"","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b\"}"}}`,
+		},
+		want: []chat.ToolCall{
+			{ID: "chatcmpl-x_call_0", Name: "read_file", Arguments: `{"path":"a"}`},
+			{ID: "chatcmpl-x_call_1", Name: "read_file", Arguments: `{"path":"b"}`},
+		},
+	}, {
+		name: "no index, pieces of one call, then a call with another ID",
+		chunks: []string{
+			`{"id":"c1","type":"function","function":{"name":"glob","arguments":"{\"pattern\":"}}`,
+			`{"function":{"arguments":"\"*\"}"}}`,
+			`{"id":"c2","type":"function","function":{"name":"glob","arguments":"{}"}}`,
+		},
+		want: []chat.ToolCall{
+			{ID: "c1", Name: "glob", Arguments: `{"pattern":"*"}`},
+			{ID: "c2", Name: "glob", Arguments: `{}`},
+		},
+	}, {
+		name: "no index, no IDs, whole calls in separate deltas",
+		chunks: []string{
+			`{"type":"function","function":{"name":"glob","arguments":"{}"}}`,
+			`{"type":"function","function":{"name":"grep","arguments":"{}"}}`,
+		},
+		want: []chat.ToolCall{
+			{ID: "chatcmpl-x_call_0", Name: "glob", Arguments: `{}`},
+			{ID: "chatcmpl-x_call_1", Name: "grep", Arguments: `{}`},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -780,4 +811,82 @@ func TestOpenAIIgnoresTheProcessEnvironment(t *testing.T) {
 	if h := reqs[1].Header; h.Get("OpenAI-Organization") != "org-given" || h.Get("OpenAI-Project") != "proj-given" {
 		t.Errorf("the given organization and project were not sent: %v", h)
 	}
+}
+
+func TestAssemblerFinishAndErrors(t *testing.T) {
+	chunk := func(t *testing.T, data string) openai.ChatCompletionChunk {
+		var ch openai.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(data), &ch); err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
+	t.Run("content filter categories", func(t *testing.T) {
+		var a assembler
+		a.add(chunk(t, `{"choices":[{"index":0,"delta":{},"finish_reason":"content_filter","content_filter_results":{"violence":{"filtered":true},"hate":{"filtered":true},"sexual":{"filtered":false}}}]}`), func(Event) {})
+		r := a.reply()
+		if r.FinishReason != "content_filter" || !slices.Equal(r.Filtered, []string{"hate", "violence"}) {
+			t.Errorf("finish %q, filtered %q", r.FinishReason, r.Filtered)
+		}
+	})
+	for _, tc := range []struct {
+		name, data string
+		want       APIError
+		retryable  bool
+	}{
+		{"older vLLM", `{"object":"error","message":"This model's maximum context length is 8192 tokens.","type":"BadRequestError","param":null,"code":400}`,
+			APIError{InStream: true, Status: 400, Message: "This model's maximum context length is 8192 tokens.", Type: "BadRequestError"}, false},
+		{"finish error", `{"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}`,
+			APIError{InStream: true, Message: `the server ended the reply with finish_reason "error"`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var a assembler
+			a.add(chunk(t, tc.data), func(Event) {})
+			if a.err == nil || !sameAPIError(*a.err, tc.want) {
+				t.Fatalf("err = %+v, want %+v", a.err, tc.want)
+			}
+			if a.err.Retryable() != tc.retryable {
+				t.Errorf("retryable = %v", !tc.retryable)
+			}
+		})
+	}
+}
+
+func TestInStreamErrorShapes(t *testing.T) {
+	for data, want := range map[string]APIError{
+		`{"error":{"message":"m","type":"server_error","code":null}}`:   {InStream: true, Message: "m", Type: "server_error"},
+		`{"error":{"code":502,"message":"Provider disconnected"}}`:      {InStream: true, Status: 502, Message: "Provider disconnected"},
+		`{"error":{"code":"context_length_exceeded","message":"long"}}`: {InStream: true, Code: "context_length_exceeded", Message: "long"},
+		`{"error":"flat"}`: {InStream: true, Message: "flat"},
+		`{"error":{}}`:     {InStream: true, Message: "fallback"},
+	} {
+		if got := inStreamError([]byte(data), "fallback"); !sameAPIError(*got, want) {
+			t.Errorf("%s: got %+v, want %+v", data, *got, want)
+		}
+	}
+	overflow := inStreamError([]byte(`{"object":"error","message":"This model's maximum context length is 8192 tokens.","code":400}`), "")
+	if !IsContextOverflow(overflow) || retryable(overflow) {
+		t.Errorf("an in-stream overflow must reach the compaction path and not be retried")
+	}
+	if got := overflow.Error(); got != "model stream error: 400 Bad Request: This model's maximum context length is 8192 tokens." {
+		t.Errorf("message %q", got)
+	}
+}
+
+func TestOpenAIDoesNotRetryAnInStream4xx(t *testing.T) {
+	body := []byte("data: {\"object\":\"error\",\"message\":\"bad grammar\",\"code\":400}\n\ndata: [DONE]\n\n")
+	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Repeat(llmtest.Replay(body))))
+	c, s := newTestOpenAI(srv, OpenAIConfig{})
+	_, err := c.Stream(context.Background(), userRequest("hi"), nil)
+	if err == nil || !strings.Contains(err.Error(), "400 Bad Request: bad grammar") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 1 || len(s.Waits()) != 0 {
+		t.Errorf("%d requests, %d waits; want 1, 0", n, len(s.Waits()))
+	}
+}
+
+// sameAPIError compares the fields a server sets.
+func sameAPIError(a, b APIError) bool {
+	return a.InStream == b.InStream && a.Status == b.Status && a.Message == b.Message && a.Type == b.Type && a.Code == b.Code
 }

@@ -43,6 +43,10 @@ type Outcome struct {
 	// skipped because a pre_tool_call hook failed (error, crash, timeout:
 	// such hooks fail closed). Each also produced a Warning.
 	HookFailures int `json:"hook_failures,omitempty"`
+	// Incomplete says why the last reply is not whole ("cut at the
+	// model's output token limit …", "stopped by the server's content
+	// filter …"); empty when it is. A Warning said so when it came.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // PendingCall is a tool call waiting for the user's decision.

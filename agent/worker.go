@@ -150,6 +150,8 @@ type runState struct {
 	// hookFailures counts calls skipped because a pre_tool_call hook
 	// failed (error, crash, timeout).
 	hookFailures int
+	// incomplete says why the last reply is not whole (see finish.go).
+	incomplete string
 }
 
 // pause is where a paused run stopped.
@@ -465,28 +467,29 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 		out, err = w.abort(ctx, stop)
 		return true, out, err
 	}
-	msg := w.addReply(reply)
+	msg := w.addReply(reply.Message)
+	cut := w.checkFinish(reply)
 	if len(msg.ToolCalls) == 0 {
 		conv, _ := w.snapshot()
 		return w.turnEnd(ctx, hooks.TurnEndInput{Messages: conv, Final: msg, Round: st.budget.Rounds()}, 0)
 	}
-	return w.decideBatch(ctx, msg.ToolCalls)
+	return w.decideBatch(ctx, msg.ToolCalls, cut)
 }
 
 // request runs the pre_llm_request chain on the conversation and streams
 // the model's reply to the request the hooks left. It returns the reply,
 // or why the run must stop.
-func (w *Worker) request(ctx context.Context) (chat.Message, error) {
+func (w *Worker) request(ctx context.Context) (Reply, error) {
 	st := w.run
 	msgs, model := w.snapshot()
 	req := hooks.LLMRequestInput{Model: model, Messages: msgs, Request: st.requests}
 	var by string
 	res := st.hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
-		return chat.Message{}, err
+		return Reply{}, err
 	}
 	if res.Action == hooks.RequestCancel {
-		return chat.Message{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
+		return Reply{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
 	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs}, w.emit)
@@ -494,12 +497,12 @@ func (w *Worker) request(ctx context.Context) (chat.Message, error) {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
 		}
-		return chat.Message{}, err
+		return Reply{}, err
 	}
 	st.usage = st.usage.Add(reply.Usage)
 	used := w.counted(reply.Usage, size(msgs)+size([]chat.Message{reply.Message}))
 	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
-	return reply.Message, nil
+	return reply, nil
 }
 
 // addReply adds the model's reply to the conversation as the assistant's
@@ -521,13 +524,18 @@ func (w *Worker) addReply(msg chat.Message) chat.Message {
 
 // decideBatch evaluates the pre_tool_call chain of every call of a reply
 // before anything runs, so several calls can wait for the user at once,
-// and then runs the batch (see runBatch).
-func (w *Worker) decideBatch(ctx context.Context, calls []chat.ToolCall) (done bool, out Outcome, err error) {
+// and then runs the batch (see runBatch). cut is why the reply is not
+// whole ("" when it is): then no call runs (see finish.go).
+func (w *Worker) decideBatch(ctx context.Context, calls []chat.ToolCall, cut string) (done bool, out Outcome, err error) {
 	batch := make([]*callState, len(calls))
 	for i, call := range calls {
 		batch[i] = &callState{orig: call, call: call}
 	}
 	for _, cs := range batch {
+		if cut != "" {
+			cs.decide(chat.StatusError, cutCallResult(cut))
+			continue
+		}
 		if problem := w.checkCall(cs.orig); problem != "" {
 			cs.decide(chat.StatusError, problem)
 			continue
@@ -959,7 +967,7 @@ func (w *Worker) abort(ctx context.Context, cause error) (Outcome, error) {
 // releases the Worker. A paused run keeps its state for Resume.
 func (w *Worker) end(status Status, reason string, pending []PendingCall, err error) (Outcome, error) {
 	st := w.run
-	out := Outcome{Status: status, Pending: pending, Reason: reason, Text: st.lastText, Usage: st.usage, HookFailures: st.hookFailures}
+	out := Outcome{Status: status, Pending: pending, Reason: reason, Text: st.lastText, Usage: st.usage, HookFailures: st.hookFailures, Incomplete: st.incomplete}
 	w.emit(TurnFinished{Outcome: out})
 	w.release()
 	return out, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -67,6 +68,16 @@ type Response struct {
 	// Times makes this response answer that many requests in a row (1
 	// when zero).
 	Times int `json:"times,omitempty"`
+	// SSE names a file whose bytes are the whole response body, served
+	// byte for byte as a 200 text/event-stream (a real server's stream,
+	// quirks and all: nothing is added, not even [DONE]). A relative path
+	// is relative to the script file's directory (LoadScript) or to the
+	// working directory (ParseScript). It excludes every field above but
+	// Repeat and Times.
+	SSE string `json:"sse,omitempty"`
+	// Body is the body SSE names, read when the script is loaded; Replay
+	// sets it directly.
+	Body []byte `json:"-"`
 }
 
 // ToolCall is one call in a scripted reply. An empty ID is left out of the
@@ -131,7 +142,10 @@ func (v *HeaderValue) UnmarshalJSON(data []byte) error {
 
 // ParseScript decodes and checks a script. Unknown fields are errors, so a
 // typo in a script does not go unnoticed.
-func ParseScript(data []byte) (Script, error) {
+func ParseScript(data []byte) (Script, error) { return parseScript(data, ".") }
+
+// parseScript is ParseScript with SSE files relative to dir.
+func parseScript(data []byte, dir string) (Script, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Script
@@ -141,10 +155,43 @@ func ParseScript(data []byte) (Script, error) {
 	if dec.More() {
 		return Script{}, errors.New("llmtest: parse script: data after the script object")
 	}
+	if err := s.load(dir); err != nil {
+		return Script{}, err
+	}
 	if err := s.Validate(); err != nil {
 		return Script{}, err
 	}
 	return s, nil
+}
+
+// load reads the SSE files of the script's responses, relative to dir.
+func (s *Script) load(dir string) error {
+	read := func(r *Response) error {
+		if r.SSE == "" || r.Body != nil {
+			return nil
+		}
+		path := r.SSE
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("llmtest: sse: %w", err)
+		}
+		r.Body = body
+		return nil
+	}
+	for i := range s.Responses {
+		if err := read(&s.Responses[i]); err != nil {
+			return err
+		}
+	}
+	for i := range s.Rules {
+		if err := read(&s.Rules[i].Response); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LoadScript reads and parses a script file, failing the test on error.
@@ -155,7 +202,7 @@ func LoadScript(tb testing.TB, path string) Script {
 	if err != nil {
 		tb.Fatalf("llmtest: %v", err)
 	}
-	s, err := ParseScript(data)
+	s, err := parseScript(data, filepath.Dir(path))
 	if err != nil {
 		tb.Fatalf("llmtest: %s: %v", path, err)
 	}
@@ -196,6 +243,15 @@ func (r Response) validate() error {
 	if r.Times < 0 || (r.Times != 0 && r.Repeat) {
 		return errors.New("times must be positive, and not with repeat")
 	}
+	if r.SSE != "" || r.Body != nil {
+		if r.Content != "" || r.ToolCalls != nil || r.Interleave || r.ChunkSize != 0 || r.FinishReason != "" || r.Usage != nil || r.Fault != nil {
+			return errors.New("an sse response is the whole body: no content, tool_calls, interleave, chunk_size, finish_reason, usage or fault")
+		}
+		if r.Body == nil {
+			return fmt.Errorf("sse file %s was not read", r.SSE)
+		}
+		return nil
+	}
 	for i, c := range r.ToolCalls {
 		if c.Name == "" {
 			return fmt.Errorf("tool call %d has no name", i)
@@ -235,6 +291,20 @@ func ToolCalls(calls ...ToolCall) Response { return Response{ToolCalls: calls} }
 // Call returns a tool call for ToolCalls.
 func Call(id, name, arguments string) ToolCall {
 	return ToolCall{ID: id, Name: name, Arguments: arguments}
+}
+
+// Replay returns a response whose body is body, served byte for byte.
+func Replay(body []byte) Response { return Response{Body: body} }
+
+// ReplayFile returns a Replay of the file at path (relative to the test's
+// package directory), failing the test when it cannot be read.
+func ReplayFile(tb testing.TB, path string) Response {
+	tb.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("llmtest: %v", err)
+	}
+	return Response{SSE: path, Body: body}
 }
 
 // Status returns a response that fails with an HTTP status and the

@@ -30,9 +30,15 @@
 // window: GET /v1/models lists the script's Models (none by default),
 // and llama.cpp's /props and Ollama's /api/show are not found, as on
 // OpenAI's API. Non-streaming requests are answered with a 400.
+//
+// A response can also be a real server's stream, replayed byte for byte
+// from a file (see Response.SSE and Replay):
+//
+//	{"responses": [{"sse": "../sse/vllm-old-error.sse"}]}
 package llmtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,6 +251,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	case resp.Fault != nil && resp.Fault.Status != 0:
 		writeFault(w, resp.Fault)
 		return
+	case resp.Body != nil:
+		replay(w, resp.Body)
+		return
 	}
 
 	st := stream{
@@ -327,6 +336,26 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]
 		return
 	}
 	send([]byte("[DONE]"))
+}
+
+// replay writes a recorded stream body exactly as it is, flushing after
+// each event (each blank line), as a server does.
+func replay(w http.ResponseWriter, body []byte) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	for len(body) > 0 {
+		end := len(body)
+		if i := bytes.Index(body, []byte("\n\n")); i >= 0 {
+			end = i + 2
+		}
+		if _, err := w.Write(body[:end]); err != nil || rc.Flush() != nil {
+			return
+		}
+		body = body[end:]
+	}
 }
 
 // writeFault answers with a scripted HTTP error.

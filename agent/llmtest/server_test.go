@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -681,6 +683,48 @@ func TestTimesAndRules(t *testing.T) {
 	} {
 		if _, err := ParseScript([]byte(bad)); err == nil {
 			t.Errorf("ParseScript(%s) accepted it", bad)
+		}
+	}
+}
+
+func TestServerReplaysBodyByteForByte(t *testing.T) {
+	body := []byte(": a comment line\n\ndata: {\"object\":\"error\",\"message\":\"too long\",\"code\":400}\r\n\r\ndata:{\"no\":\"space\"}\n\nerror: not even SSE\n")
+	srv := NewServer(t, NewScript(Replay(body)))
+	resp := post(t, context.Background(), srv, streamBody)
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if !bytes.Equal(got, body) {
+		t.Errorf("body =\n%q\nwant\n%q", got, body)
+	}
+}
+
+func TestScriptReadsSSEFilesBesideIt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sse"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sse", "x.sse"), []byte("data: [DONE]\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(script, []byte(`{"responses":[{"sse":"sse/x.sse","times":2}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := LoadScript(t, script)
+	if got := string(s.Responses[0].Body); got != "data: [DONE]\n\n" {
+		t.Errorf("body = %q", got)
+	}
+	for name, data := range map[string]string{
+		"missing file":     `{"responses":[{"sse":"nope.sse"}]}`,
+		"sse with content": `{"responses":[{"sse":"` + filepath.Join(dir, "sse", "x.sse") + `","content":"a"}]}`,
+	} {
+		if _, err := ParseScript([]byte(data)); err == nil {
+			t.Errorf("%s: no error", name)
 		}
 	}
 }
