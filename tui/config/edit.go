@@ -3,7 +3,9 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +48,7 @@ func RemoveStrings(path string, fields []string, drop func(field, value string) 
 	if len(removed) == 0 {
 		return nil, nil
 	}
-	if err := writeAtomic(real, out); err != nil {
+	if err := writeAtomic(real, out, 0o600); err != nil { // real exists: its mode is kept
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return removed, nil
@@ -185,10 +187,12 @@ func applyEdits(b []byte, edits []edit) []byte {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // writeAtomic replaces the file at path with data: a temporary file in
-// the same directory with path's permission bits, synced, renamed over it.
-func writeAtomic(path string, data []byte) (err error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+// the same directory with path's permission bits (perm for a new file),
+// synced, renamed over it.
+func writeAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tackle-*.tmp")
@@ -201,7 +205,7 @@ func writeAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
 	if _, err := tmp.Write(data); err != nil {

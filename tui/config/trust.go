@@ -69,23 +69,7 @@ func (t *Trust) Pin(file string, contents []byte) error {
 	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(t.path), "."+TrustFile+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("trust: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("trust: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), t.path); err != nil {
+	if err := writeAtomic(t.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
 	return nil
