@@ -191,6 +191,7 @@ type OpenAI struct {
 	firstToken  time.Duration
 	idle        time.Duration
 	afterFunc   func(time.Duration, func()) Timer
+	bodies      requestBodies
 }
 
 var _ Client = (*OpenAI)(nil)
@@ -271,12 +272,12 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (Rep
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	params, err := newParams(req)
+	body, err := c.bodies.body(req)
 	if err != nil {
 		return Reply{}, fmt.Errorf("model request: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
-		reply, replied, err := c.attempt(ctx, params, emit)
+		reply, replied, err := c.attempt(ctx, body, emit)
 		if err == nil {
 			return reply, nil
 		}
@@ -308,12 +309,13 @@ func failed(attempts int, err error) error {
 // attempt sends the request once. replied reports whether any token of the
 // reply arrived (text was emitted or a tool call began), after which a
 // failure must not be retried.
-func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (_ Reply, replied bool, _ error) {
+func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ Reply, replied bool, _ error) {
 	wd := c.watch(ctx)
 	defer wd.stop()
 
 	var res *http.Response
-	stream := c.completions.NewStreaming(wd.ctx, params, option.WithResponseInto(&res))
+	stream := c.completions.NewStreaming(wd.ctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), option.WithResponseInto(&res))
 	defer stream.Close()
 
 	var a assembler
@@ -719,22 +721,15 @@ func (a *assembler) reply() Reply {
 	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish, Filtered: a.filtered}
 }
 
-// newParams converts a request to the wire. Streaming asks for the usage
-// chunk.
-func newParams(req Request) (openai.ChatCompletionNewParams, error) {
+// otherParams converts a request but its messages to the wire (the
+// messages are requestBodies' work). Streaming asks for the usage chunk.
+func otherParams(req Request) (openai.ChatCompletionNewParams, error) {
 	if req.Model == "" {
 		return openai.ChatCompletionNewParams{}, errors.New("no model set")
 	}
 	p := openai.ChatCompletionNewParams{
 		Model:         req.Model,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	for i, m := range req.Messages {
-		mp, err := messageParam(m)
-		if err != nil {
-			return p, fmt.Errorf("message %d: %w", i, err)
-		}
-		p.Messages = append(p.Messages, mp)
 	}
 	for _, t := range req.Tools {
 		tp, err := toolParam(t)
