@@ -92,7 +92,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		return u
 	}
 	for range b.N {
-		var task, stream, version [2][]runUsage    // [tackle, floor]
+		var task, stream, version [2][]runUsage // [tackle, floor]
 		var libsVersion []runUsage
 		run(tackleBin, "--yes", "-p", "say hello") // warm the page cache of both
 		run(floor, "say hello")

@@ -120,7 +120,9 @@ func TestRequestBodiesConcurrent(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			var got struct{ Messages []openai.ChatCompletionMessageParamUnion }
+			var got struct {
+				Messages []openai.ChatCompletionMessageParamUnion
+			}
 			if err := json.Unmarshal(body, &got); err != nil || len(got.Messages) != len(req.Messages) {
 				t.Errorf("got %d messages (%v), want %d", len(got.Messages), err, len(req.Messages))
 			}
