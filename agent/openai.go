@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -100,6 +101,10 @@ type OpenAIConfig struct {
 	// OpenAI-Project when set; otherwise no such header is sent, whatever
 	// the process environment says.
 	Organization, Project string
+	// Headers are sent with every request, e.g. a proxy's
+	// (OPENAI_CUSTOM_HEADERS of the caller's environment; see
+	// ParseCustomHeaders).
+	Headers map[string]string
 	// HTTPClient is used for all requests when set.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed request is retried after the
@@ -198,12 +203,19 @@ var _ Client = (*OpenAI)(nil)
 
 // NewOpenAI returns a client for the configured API.
 func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	// The chat completions service alone, not openai.NewClient: the client
+	// reads the process environment (OPENAI_BASE_URL, OPENAI_ORG_ID,
+	// OPENAI_CUSTOM_HEADERS ...) behind the caller's back, and it links
+	// every service of the API (responses, realtime, files ...) into the
+	// binary, which tackle then maps in at every start.
 	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey), // also when empty, so OPENAI_API_KEY is not used behind the caller's back
-		option.WithMaxRetries(0),      // retries are ours: only before the first token
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0), // retries are ours: only before the first token
+		option.WithBaseURL(cmp.Or(cfg.BaseURL, DefaultBaseURL)),
 	}
-	opts = append(opts, option.WithBaseURL(cmp.Or(cfg.BaseURL, DefaultBaseURL)),
-		option.WithHeaderDel("OpenAI-Organization"), option.WithHeaderDel("OpenAI-Project"))
+	for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
+	}
 	if cfg.Organization != "" {
 		opts = append(opts, option.WithOrganization(cfg.Organization))
 	}
@@ -217,7 +229,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	}
 	opts = append(opts, option.WithHTTPClient(httpClient))
 	c := &OpenAI{
-		completions: openai.NewClient(opts...).Chat.Completions,
+		completions: openai.NewChatCompletionService(opts...),
 		maxRetries:  cfg.MaxRetries,
 		baseDelay:   positiveOr(cfg.BaseDelay, 500*time.Millisecond),
 		maxDelay:    positiveOr(cfg.MaxDelay, 30*time.Second),
@@ -243,6 +255,23 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		c.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
 	return c
+}
+
+// ParseCustomHeaders reads OPENAI_CUSTOM_HEADERS as openai-go does: one
+// "Name: value" per line; lines without a colon are ignored.
+func ParseCustomHeaders(s string) map[string]string {
+	var h map[string]string
+	for line := range strings.Lines(s) {
+		name, value, ok := strings.Cut(line, ":")
+		if name = strings.TrimSpace(name); !ok || name == "" {
+			continue
+		}
+		if h == nil {
+			h = make(map[string]string)
+		}
+		h[name] = strings.TrimSpace(value)
+	}
+	return h
 }
 
 // newHTTPClient returns the client for model requests: the default
