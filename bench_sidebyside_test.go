@@ -23,6 +23,14 @@ import (
 //
 //	go test -run '^$' -bench SideBySide -benchtime 1x .
 //
+// The streaming task is the same with a final answer of 200 deltas that
+// the server sends 5 ms apart, as a model generates them (stream-cpu-x:
+// the CPU a client spends while it waits on a stream).
+//
+// libfloor (tools/bench/libfloor) links the libraries tackle is built on
+// and does nothing else: libs-version-ms and libs-rss-MiB are the start-up
+// cost of linking them.
+//
 // Set TACKLE_BENCH_RUNS to change the number of runs (default 7).
 func BenchmarkSideBySide(b *testing.B) {
 	runs := 7
@@ -30,14 +38,23 @@ func BenchmarkSideBySide(b *testing.B) {
 		runs = 7
 	}
 	floor := filepath.Join(b.TempDir(), "floor")
-	if out, err := exec.Command("go", "build", "-o", floor, "./tools/bench/floor").CombinedOutput(); err != nil {
-		b.Fatalf("building the floor client: %v\n%s", err, out)
+	libs := filepath.Join(b.TempDir(), "libfloor")
+	for bin, pkg := range map[string]string{floor: "./tools/bench/floor", libs: "./tools/bench/libfloor"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			b.Fatalf("building %s: %v\n%s", pkg, err, out)
+		}
 	}
 	var rs []llmtest.Response
-	for range 2 * (runs + 1) * b.N {
-		rs = append(rs,
-			llmtest.ToolCalls(llmtest.Call("call_echo", "bash", `{"command": "echo hello-from-tool"}`)),
-			llmtest.Text("The command printed its greeting."))
+	call := llmtest.ToolCalls(llmtest.Call("call_echo", "bash", `{"command": "echo hello-from-tool"}`))
+	paced := llmtest.Text(strings.Repeat("The command printed its greeting. ", 100))
+	paced.ChunkSize, paced.IntervalMS = 17, 5 // 200 deltas, 1 s
+	for range (runs + 1) * b.N {
+		for range 2 {
+			rs = append(rs, call, llmtest.Text("The command printed its greeting."))
+		}
+		for range 2 {
+			rs = append(rs, call, paced)
+		}
 	}
 	srv := llmtest.NewServer(b, llmtest.NewScript(rs...))
 	home, ws := b.TempDir(), b.TempDir()
@@ -75,15 +92,28 @@ func BenchmarkSideBySide(b *testing.B) {
 		return u
 	}
 	for range b.N {
-		var task, version [2][]runUsage            // [tackle, floor]
+		var task, stream, version [2][]runUsage // [tackle, floor]
+		var libsVersion []runUsage
 		run(tackleBin, "--yes", "-p", "say hello") // warm the page cache of both
+		run(floor, "say hello")
+		run(tackleBin, "--yes", "-p", "say hello")
 		run(floor, "say hello")
 		for range runs {
 			task[0] = append(task[0], run(tackleBin, "--yes", "-p", "say hello"))
 			task[1] = append(task[1], run(floor, "say hello"))
+			stream[0] = append(stream[0], run(tackleBin, "--yes", "-p", "say hello"))
+			stream[1] = append(stream[1], run(floor, "say hello"))
 			version[0] = append(version[0], run(tackleBin, "--version"))
 			version[1] = append(version[1], run(floor, "--version"))
+			libsVersion = append(libsVersion, run(libs, "--version"))
 		}
+		lv := median(libsVersion)
+		b.ReportMetric(ms(lv.wall), "libs-version-ms")
+		b.ReportMetric(float64(lv.rssKB)/1024, "libs-rss-MiB")
+		ts, fs := median(stream[0]), median(stream[1])
+		b.ReportMetric(ms(ts.cpu), "tackle-stream-cpu-ms")
+		b.ReportMetric(ms(fs.cpu), "floor-stream-cpu-ms")
+		b.ReportMetric(ms(ts.cpu)/ms(fs.cpu), "stream-cpu-x")
 		t, f := median(task[0]), median(task[1])
 		tv, fv := median(version[0]), median(version[1])
 		b.ReportMetric(ms(t.wall), "tackle-wall-ms")

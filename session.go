@@ -66,6 +66,7 @@ func newSession(ctx context.Context, c cli, cfg config.Config, stdio stdio, emit
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{
 		APIKey: c.apiKey, BaseURL: c.BaseURL,
 		Organization: stdio.env.get("OPENAI_ORG_ID"), Project: stdio.env.get("OPENAI_PROJECT_ID"),
+		Headers:           agent.ParseCustomHeaders(stdio.env.get("OPENAI_CUSTOM_HEADERS")),
 		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
 	})
 	s.compaction = newCompaction(c, cfg, stdio.env)

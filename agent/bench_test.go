@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // turnScript is n tool-call turns: each a reply with one tool call, then a
@@ -83,5 +85,51 @@ func BenchmarkServerRoundTrips(b *testing.B) {
 			}
 			resp.Body.Close()
 		}
+	}
+}
+
+// longHistory is a conversation of n earlier tool-call turns, each with a
+// tool output of size bytes (150 turns of 27 KB: a 4 MB request body).
+func longHistory(n, size int) []chat.Message {
+	out := strings.Repeat("output line of a long tool result\n", size/34)
+	conv := []chat.Message{{Role: chat.RoleSystem, Content: "bench"}}
+	for i := range n {
+		id := fmt.Sprintf("old_%d", i)
+		conv = append(conv,
+			chat.UserMessage(fmt.Sprintf("turn %d: run the tool", i)),
+			chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: id, Name: "upper", Arguments: `{"text":"x"}`}}},
+			chat.ToolResult{CallID: id, Status: chat.StatusOK, Content: out}.Message(),
+			chat.Message{Role: chat.RoleAssistant, Content: "Done with that turn."})
+	}
+	return conv
+}
+
+// BenchmarkLongConversationTurn is BenchmarkToolCallTurn on top of a long
+// conversation: what one more turn costs after 10 and after 150 turns of
+// 27 KB tool outputs. The server's share (reading and decoding the body)
+// grows with the body; BenchmarkLongConversationServer is that share.
+func BenchmarkLongConversationTurn(b *testing.B) {
+	for _, turns := range []int{10, 150} {
+		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+			history := longHistory(turns, 27<<10)
+			srv := llmtest.NewServer(b, turnScript(b.N))
+			client := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "bench"})
+			tools := newTestTools()
+			go func() {
+				for range tools.started {
+				}
+			}()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				w := agent.New(agent.Config{Client: client, Model: "bench", Tools: tools, Hooks: hooks.NewRegistry(), History: history})
+				out, err := w.Run(context.Background(), "upper-case the payload")
+				if err != nil || out.Status != agent.StatusFinished {
+					b.Fatalf("Run = %+v, %v", out, err)
+				}
+			}
+			b.StopTimer()
+			close(tools.started)
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -100,6 +101,10 @@ type OpenAIConfig struct {
 	// OpenAI-Project when set; otherwise no such header is sent, whatever
 	// the process environment says.
 	Organization, Project string
+	// Headers are sent with every request, e.g. a proxy's
+	// (OPENAI_CUSTOM_HEADERS of the caller's environment; see
+	// ParseCustomHeaders).
+	Headers map[string]string
 	// HTTPClient is used for all requests when set.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed request is retried after the
@@ -191,18 +196,26 @@ type OpenAI struct {
 	firstToken  time.Duration
 	idle        time.Duration
 	afterFunc   func(time.Duration, func()) Timer
+	bodies      requestBodies
 }
 
 var _ Client = (*OpenAI)(nil)
 
 // NewOpenAI returns a client for the configured API.
 func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	// The chat completions service alone, not openai.NewClient: the client
+	// reads the process environment (OPENAI_BASE_URL, OPENAI_ORG_ID,
+	// OPENAI_CUSTOM_HEADERS ...) behind the caller's back, and it links
+	// every service of the API (responses, realtime, files ...) into the
+	// binary, which tackle then maps in at every start.
 	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey), // also when empty, so OPENAI_API_KEY is not used behind the caller's back
-		option.WithMaxRetries(0),      // retries are ours: only before the first token
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0), // retries are ours: only before the first token
+		option.WithBaseURL(cmp.Or(cfg.BaseURL, DefaultBaseURL)),
 	}
-	opts = append(opts, option.WithBaseURL(cmp.Or(cfg.BaseURL, DefaultBaseURL)),
-		option.WithHeaderDel("OpenAI-Organization"), option.WithHeaderDel("OpenAI-Project"))
+	for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
+	}
 	if cfg.Organization != "" {
 		opts = append(opts, option.WithOrganization(cfg.Organization))
 	}
@@ -216,7 +229,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	}
 	opts = append(opts, option.WithHTTPClient(httpClient))
 	c := &OpenAI{
-		completions: openai.NewClient(opts...).Chat.Completions,
+		completions: openai.NewChatCompletionService(opts...),
 		maxRetries:  cfg.MaxRetries,
 		baseDelay:   positiveOr(cfg.BaseDelay, 500*time.Millisecond),
 		maxDelay:    positiveOr(cfg.MaxDelay, 30*time.Second),
@@ -242,6 +255,23 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		c.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
 	return c
+}
+
+// ParseCustomHeaders reads OPENAI_CUSTOM_HEADERS as openai-go does: one
+// "Name: value" per line; lines without a colon are ignored.
+func ParseCustomHeaders(s string) map[string]string {
+	var h map[string]string
+	for line := range strings.Lines(s) {
+		name, value, ok := strings.Cut(line, ":")
+		if name = strings.TrimSpace(name); !ok || name == "" {
+			continue
+		}
+		if h == nil {
+			h = make(map[string]string)
+		}
+		h[name] = strings.TrimSpace(value)
+	}
+	return h
 }
 
 // newHTTPClient returns the client for model requests: the default
@@ -271,12 +301,12 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (Rep
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	params, err := newParams(req)
+	body, err := c.bodies.body(req)
 	if err != nil {
 		return Reply{}, fmt.Errorf("model request: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
-		reply, replied, err := c.attempt(ctx, params, emit)
+		reply, replied, err := c.attempt(ctx, body, emit)
 		if err == nil {
 			return reply, nil
 		}
@@ -308,12 +338,13 @@ func failed(attempts int, err error) error {
 // attempt sends the request once. replied reports whether any token of the
 // reply arrived (text was emitted or a tool call began), after which a
 // failure must not be retried.
-func (c *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (_ Reply, replied bool, _ error) {
+func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ Reply, replied bool, _ error) {
 	wd := c.watch(ctx)
 	defer wd.stop()
 
 	var res *http.Response
-	stream := c.completions.NewStreaming(wd.ctx, params, option.WithResponseInto(&res))
+	stream := c.completions.NewStreaming(wd.ctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), option.WithResponseInto(&res))
 	defer stream.Close()
 
 	var a assembler
@@ -719,22 +750,15 @@ func (a *assembler) reply() Reply {
 	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish, Filtered: a.filtered}
 }
 
-// newParams converts a request to the wire. Streaming asks for the usage
-// chunk.
-func newParams(req Request) (openai.ChatCompletionNewParams, error) {
+// otherParams converts a request but its messages to the wire (the
+// messages are requestBodies' work). Streaming asks for the usage chunk.
+func otherParams(req Request) (openai.ChatCompletionNewParams, error) {
 	if req.Model == "" {
 		return openai.ChatCompletionNewParams{}, errors.New("no model set")
 	}
 	p := openai.ChatCompletionNewParams{
 		Model:         req.Model,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	for i, m := range req.Messages {
-		mp, err := messageParam(m)
-		if err != nil {
-			return p, fmt.Errorf("message %d: %w", i, err)
-		}
-		p.Messages = append(p.Messages, mp)
 	}
 	for _, t := range req.Tools {
 		tp, err := toolParam(t)

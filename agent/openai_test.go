@@ -793,8 +793,10 @@ func TestBodyMessage(t *testing.T) {
 func TestOpenAIIgnoresTheProcessEnvironment(t *testing.T) {
 	t.Setenv("OPENAI_ORG_ID", "org-from-the-process")
 	t.Setenv("OPENAI_PROJECT_ID", "proj-from-the-process")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-From-Process: yes")
 	var reqs []llmtest.Request
-	for _, cfg := range []OpenAIConfig{{}, {Organization: "org-given", Project: "proj-given"}} {
+	given := OpenAIConfig{Organization: "org-given", Project: "proj-given", Headers: ParseCustomHeaders("X-Proxy-Token: tok en \nnot a header\n X-Team :core\n")}
+	for _, cfg := range []OpenAIConfig{{}, given} {
 		srv := llmtest.NewServer(t, llmtest.LoadScript(t, llmScripts+"plain.json"))
 		client, _ := newTestOpenAI(srv, cfg)
 		if _, err := client.Stream(t.Context(), userRequest("hi"), func(Event) {}); err != nil {
@@ -805,11 +807,17 @@ func TestOpenAIIgnoresTheProcessEnvironment(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
+	for _, h := range []http.Header{reqs[0].Header, reqs[1].Header} {
+		if h.Get("X-From-Process") != "" {
+			t.Errorf("the process's OPENAI_CUSTOM_HEADERS were sent: %v", h)
+		}
+	}
 	if h := reqs[0].Header; h.Get("OpenAI-Organization") != "" || h.Get("OpenAI-Project") != "" {
 		t.Errorf("the process's organization or project was sent: %v", h)
 	}
-	if h := reqs[1].Header; h.Get("OpenAI-Organization") != "org-given" || h.Get("OpenAI-Project") != "proj-given" {
-		t.Errorf("the given organization and project were not sent: %v", h)
+	if h := reqs[1].Header; h.Get("OpenAI-Organization") != "org-given" || h.Get("OpenAI-Project") != "proj-given" ||
+		h.Get("X-Proxy-Token") != "tok en" || h.Get("X-Team") != "core" {
+		t.Errorf("the given organization, project and headers were not sent: %v", h)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Names with a special meaning to [Resolve] and [Select].
@@ -104,8 +105,10 @@ var builtinFS embed.FS
 // builtinOrder names the embedded themes in display order.
 var builtinOrder = []string{"dark", "light", "high-contrast"}
 
-// builtins holds the embedded themes in display order.
-var builtins = mustLoadBuiltins()
+// builtins returns the embedded themes in display order, parsed (and
+// their chroma styles registered) on first use, before anything can
+// render with them: a piped run never needs them.
+var builtins = sync.OnceValue(mustLoadBuiltins)
 
 func mustLoadBuiltins() []Theme {
 	var out []Theme
@@ -127,11 +130,11 @@ func mustLoadBuiltins() []Theme {
 
 // Builtin returns the built-in themes: "dark", "light" and "high-contrast".
 // The slice is a copy; callers may modify it.
-func Builtin() []Theme { return slices.Clone(builtins) }
+func Builtin() []Theme { return slices.Clone(builtins()) }
 
 // Get returns the built-in theme with the given name.
 func Get(name string) (Theme, bool) {
-	for _, t := range builtins {
+	for _, t := range builtins() {
 		if t.Name == name {
 			return t, true
 		}
@@ -181,7 +184,7 @@ func Select(name string, getenv func(string) string, hasDarkBackground bool, use
 // names, "no-color" and the user theme names.
 func Names(user []Theme) []string {
 	names := []string{Auto, NoColorName}
-	for _, t := range builtins {
+	for _, t := range builtins() {
 		names = append(names, t.Name)
 	}
 	for _, t := range user {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -38,8 +39,10 @@ func (e *ArgsError) Error() string {
 
 // argSchema checks call arguments against a tool's generated schema.
 type argSchema struct {
-	tool     string
-	resolved *jsonschema.Resolved
+	tool string
+	// resolved is the schema ready to validate with, made on first use:
+	// most tools of a run are never called.
+	resolved func() (*jsonschema.Resolved, error)
 	fields   []argField
 	expected string
 }
@@ -51,12 +54,8 @@ type argField struct {
 	desc     string
 }
 
-func newArgSchema(tool string, s *jsonschema.Schema) (*argSchema, error) {
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("resolve schema: %w", err)
-	}
-	as := &argSchema{tool: tool, resolved: resolved}
+func newArgSchema(tool string, s *jsonschema.Schema) *argSchema {
+	as := &argSchema{tool: tool, resolved: sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })}
 	names := s.PropertyOrder
 	if len(names) == 0 {
 		for name := range s.Properties {
@@ -88,7 +87,7 @@ func newArgSchema(tool string, s *jsonschema.Schema) (*argSchema, error) {
 		exp.WriteString("(no fields: send {})\n")
 	}
 	as.expected = exp.String()
-	return as, nil
+	return as
 }
 
 func (f argField) typeName() string {
@@ -159,7 +158,11 @@ func (as *argSchema) decode(raw []byte, dst any) error {
 	if err := json.Unmarshal(raw, &inst); err != nil {
 		return fail(err.Error())
 	}
-	if err := as.resolved.Validate(inst); err != nil {
+	resolved, err := as.resolved()
+	if err != nil {
+		return fmt.Errorf("resolve the schema of %s: %w", as.tool, err)
+	}
+	if err := resolved.Validate(inst); err != nil {
 		return fail(schemaProblem(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

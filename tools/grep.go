@@ -228,7 +228,7 @@ func (s *grepSearch) file(dir *os.Root, name, rel string, bufs *buffers) {
 			afterPos = end + 1
 		}
 	}
-	s.m.each(data, &bufs.lower, func(start, end int) bool {
+	s.m.each(data, bufs, func(start, end int) bool {
 		f.matches++
 		if !keep || f.matches > maxGrepMatches {
 			return true // only counted

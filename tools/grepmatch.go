@@ -18,13 +18,16 @@ const maxLiterals = 8
 //
 // When every match must contain one of a few literals, candidate lines
 // are found with bytes.Index over the whole buffer and the regular
-// expression only runs on them; that is most of the speed.
+// expression only runs on them; that is most of the speed. Without such
+// literals, a lazily built DFA (grepdfa.go) reads each byte once.
 type lineMatcher struct {
 	re *regexp.Regexp
 	// lits is the prefilter: every match contains one of them. Empty
 	// means none is known.
 	lits []literal
 	fold bool // some literal is matched ignoring ASCII case
+	// dfa matches the lines when there is no prefilter.
+	dfa *dfaProg
 }
 
 // literal is text every match (of one alternative) contains. When fold
@@ -56,6 +59,12 @@ func compileLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	if slices.ContainsFunc(lits, func(l literal) bool { return bytes.IndexByte(l.b, '\n') >= 0 }) {
 		// A match containing a newline cannot be on one line: the
 		// regular expression will find nothing, without a prefilter.
+		lits = nil
+	}
+	if len(lits) == 0 {
+		if m.dfa, err = compileDFA(pattern, ignoreCase); err != nil {
+			return nil, err
+		}
 		return m, nil
 	}
 	m.lits = lits
@@ -156,14 +165,21 @@ func asciiFoldable(r rune) bool {
 
 // each calls fn with the bounds [start, end) of every matching line of
 // data (end excludes the newline), in order, until fn returns false.
-// scratch is a buffer the caller keeps between calls.
-func (m *lineMatcher) each(data []byte, scratch *[]byte, fn func(start, end int) bool) {
+// bufs are the caller's, kept between calls of one search.
+func (m *lineMatcher) each(data []byte, bufs *buffers, fn func(start, end int) bool) {
+	if m.dfa != nil {
+		if bufs.dfa == nil {
+			bufs.dfa = m.dfa.newLineDFA()
+		}
+		bufs.dfa.each(data, fn)
+		return
+	}
 	var lower []byte
 	if m.fold {
-		if cap(*scratch) < len(data) {
-			*scratch = make([]byte, len(data))
+		if cap(bufs.lower) < len(data) {
+			bufs.lower = make([]byte, len(data))
 		}
-		lower = (*scratch)[:len(data)]
+		lower = bufs.lower[:len(data)]
 		asciiLower(lower, data)
 	}
 	// next[i] is where lits[i] next occurs at or after pos (len(data)
@@ -174,42 +190,29 @@ func (m *lineMatcher) each(data []byte, scratch *[]byte, fn func(start, end int)
 	}
 	pos := 0
 	for pos < len(data) {
-		// at is where a match (or, with literals, a candidate) starts;
-		// upto is where a confirmed match ends.
-		at, upto := len(data), -1
-		if len(m.lits) > 0 {
-			for i, l := range m.lits {
-				if next[i] < pos {
-					text := data
-					if l.fold {
-						text = lower
-					}
-					next[i] = len(data)
-					if j := bytes.Index(text[pos:], l.b); j >= 0 {
-						next[i] = pos + j
-					}
+		// at is where the next candidate line has one of the literals.
+		at := len(data)
+		for i, l := range m.lits {
+			if next[i] < pos {
+				text := data
+				if l.fold {
+					text = lower
 				}
-				at = min(at, next[i])
+				next[i] = len(data)
+				if j := bytes.Index(text[pos:], l.b); j >= 0 {
+					next[i] = pos + j
+				}
 			}
-			if at == len(data) {
-				return
-			}
-		} else {
-			loc := m.re.FindIndex(data[pos:])
-			if loc == nil {
-				return
-			}
-			at, upto = pos+loc[0], pos+loc[1]
+			at = min(at, next[i])
+		}
+		if at == len(data) {
+			return
 		}
 		start := bytes.LastIndexByte(data[pos:at], '\n') + 1 + pos
-		end := len(data)
-		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
-			end = at + i
-		}
-		// A literal only finds candidate lines, and a match found in the
-		// whole buffer may run past the end of its line (\s matches a
-		// newline): then the line is checked on its own.
-		if (upto >= 0 && upto <= end) || m.re.Match(data[start:end]) {
+		end := lineEnd(data, at)
+		// A literal only finds candidate lines: the line is checked on
+		// its own.
+		if m.re.Match(data[start:end]) {
 			if !fn(start, end) {
 				return
 			}

@@ -154,5 +154,9 @@ func TestEveryToolDefinesItself(t *testing.T) {
 		if tool.preview == nil {
 			t.Errorf("%s gives no preview of its own", name)
 		}
+		// The schema is resolved on the first call: it must resolve.
+		if _, err := tool.args.resolved(); err != nil {
+			t.Errorf("%s: its schema does not resolve: %v", name, err)
+		}
 	}
 }

@@ -96,10 +96,7 @@ func New[A any](name, description string, kind Kind, fn func(ctx context.Context
 	if err != nil {
 		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
 	}
-	as, err := newArgSchema(name, schema)
-	if err != nil {
-		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
-	}
+	as := newArgSchema(name, schema)
 	t := &Tool{
 		name:        name,
 		description: description,

@@ -93,8 +93,9 @@ func (w *walker) walk(ctx context.Context, start string) error {
 
 // buffers are a worker's reusable buffers.
 type buffers struct {
-	data  []byte // a file's content
-	lower []byte // the content in lower case
+	data  []byte   // a file's content
+	lower []byte   // the content in lower case
+	dfa   *lineDFA // the worker's DFA of the pattern, when the matcher uses one
 }
 
 func (w *walker) work(ctx context.Context) {

@@ -54,6 +54,11 @@ type Response struct {
 	// (DefaultChunkSize when zero). A UTF-8 character is never split: one
 	// wider than ChunkSize travels whole.
 	ChunkSize int `json:"chunk_size,omitempty"`
+	// IntervalMS paces the stream: the server waits that many
+	// milliseconds before each frame after the first, as a model does
+	// while it generates. For benchmarks: tests wait on events, never on
+	// time.
+	IntervalMS int `json:"interval_ms,omitempty"`
 	// FinishReason overrides the finish reason ("stop", or "tool_calls"
 	// when there are tool calls), e.g. "length".
 	FinishReason string `json:"finish_reason,omitempty"`
@@ -237,15 +242,15 @@ func (s Script) Validate() error {
 }
 
 func (r Response) validate() error {
-	if r.ChunkSize < 0 {
-		return fmt.Errorf("negative chunk_size %d", r.ChunkSize)
+	if r.ChunkSize < 0 || r.IntervalMS < 0 {
+		return fmt.Errorf("negative chunk_size %d or interval_ms %d", r.ChunkSize, r.IntervalMS)
 	}
 	if r.Times < 0 || (r.Times != 0 && r.Repeat) {
 		return errors.New("times must be positive, and not with repeat")
 	}
 	if r.SSE != "" || r.Body != nil {
-		if r.Content != "" || r.ToolCalls != nil || r.Interleave || r.ChunkSize != 0 || r.FinishReason != "" || r.Usage != nil || r.Fault != nil {
-			return errors.New("an sse response is the whole body: no content, tool_calls, interleave, chunk_size, finish_reason, usage or fault")
+		if r.Content != "" || r.ToolCalls != nil || r.Interleave || r.ChunkSize != 0 || r.IntervalMS != 0 || r.FinishReason != "" || r.Usage != nil || r.Fault != nil {
+			return errors.New("an sse response is the whole body: no content, tool_calls, interleave, chunk_size, interval_ms, finish_reason, usage or fault")
 		}
 		if r.Body == nil {
 			return fmt.Errorf("sse file %s was not read", r.SSE)

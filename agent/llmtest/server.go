@@ -49,6 +49,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -262,7 +263,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		includeUsage: req.IncludeUsage,
 		requestBytes: len(raw),
 	}
-	s.serveStream(w, r, st.frames(resp), resp.Fault)
+	s.serveStream(w, r, st.frames(resp), resp.Fault, time.Duration(resp.IntervalMS)*time.Millisecond)
 }
 
 // take returns the response for req: a rule's that matches it, else the
@@ -290,7 +291,7 @@ func (s *Server) take(req Request) (Response, bool) {
 
 // serveStream writes the frames as SSE, flushing after each, and then
 // [DONE], or breaks down as the fault says.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]byte, f *Fault) {
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]byte, f *Fault, interval time.Duration) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -310,6 +311,9 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]
 	for i, data := range frames {
 		if i == limit {
 			break
+		}
+		if i > 0 && interval > 0 && !pause(r.Context(), interval) {
+			return
 		}
 		if !send(data) {
 			return
@@ -336,6 +340,18 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]
 		return
 	}
 	send([]byte("[DONE]"))
+}
+
+// pause waits d, or until ctx ends (then it returns false).
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // replay writes a recorded stream body exactly as it is, flushing after

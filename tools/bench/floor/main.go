@@ -72,7 +72,7 @@ func main() {
 		}
 		msgs = append(msgs, reply)
 		if len(reply.ToolCalls) == 0 {
-			fmt.Println(reply.Content)
+			fmt.Println()
 			return
 		}
 		for _, tc := range reply.ToolCalls {
@@ -118,6 +118,10 @@ func complete(msgs []message) (message, error) {
 			return message{}, err
 		}
 		for _, ch := range c.Choices {
+			// Text is shown as it arrives, as a streaming client does.
+			if ch.Delta.Content != "" {
+				os.Stdout.WriteString(ch.Delta.Content)
+			}
 			text.WriteString(ch.Delta.Content)
 			for _, d := range ch.Delta.ToolCalls {
 				for len(reply.ToolCalls) <= d.Index {
