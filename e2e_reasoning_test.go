@@ -60,8 +60,8 @@ func TestE2EReasoningInStreamJSON(t *testing.T) {
 	var reasoningTokens int64
 	for line := range strings.Lines(r.stdout) {
 		var ev struct {
-			Type  string
-			Text  string
+			Type    string
+			Text    string
 			Request struct {
 				ReasoningTokens int64 `json:"reasoning_tokens"`
 			}
