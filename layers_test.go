@@ -22,7 +22,7 @@ var importLayers = [][]string{
 	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
 	{"tui", "tui/headless"},                           // the front ends
-	{".", "tools/bench/grepcmd", "tools/bench/floor"}, // commands
+	{".", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // commands
 }
 
 const module = "github.com/tackle-dev/tackle"
