@@ -343,8 +343,10 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	defer wd.stop()
 
 	var res *http.Response
+	var errLines errorLines
 	stream := c.completions.NewStreaming(wd.ctx, openai.ChatCompletionNewParams{},
-		option.WithRequestBody("application/json", body), option.WithResponseInto(&res))
+		option.WithRequestBody("application/json", body), option.WithResponseInto(&res),
+		option.WithMiddleware(errLines.watch))
 	defer stream.Close()
 
 	var a assembler
@@ -369,6 +371,9 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	}
 	if stall, ok := wd.stalled(); ok {
 		return Reply{}, a.replied, stall
+	}
+	if errLines.data != nil && ctx.Err() == nil {
+		return Reply{}, a.replied, inStreamError(errLines.data, "the server sent an error line with no message")
 	}
 	if err == nil {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
