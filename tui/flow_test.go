@@ -341,18 +341,21 @@ func TestFlowReasoning(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the server never stalled")
 	}
-	// Four frames of reasoning arrived (16 bytes each) before the stall.
-	screen := f.p.waitText(t, "Thinking…")
-	f.p.waitText(t, "is lost when")
+	// Four frames of reasoning arrived (16 bytes each) before the stall:
+	// the live block shows them.
+	f.p.waitFor(t, "the live reasoning", func(s string) bool {
+		return strings.Contains(s, "Thinking…") && strings.Contains(s, "is lost when")
+	})
 	f.key("esc")
-	screen = f.p.waitText(t, "✻ Thought")
+	screen := f.p.waitText(t, "✻ Thought")
 	if strings.Contains(screen, "Thinking…") {
 		t.Errorf("the interrupted reasoning did not fold:\n%s", screen)
 	}
 
 	f.submit("and now?")
-	screen = f.p.waitText(t, "Done thinking: the answer.")
-	screen = f.p.waitFor(t, "the folded reasoning", func(s string) bool { return strings.Contains(s, "✻ Thought · 6 lines (ctrl+o to expand)") })
+	screen = f.p.waitFor(t, "the answer under its folded reasoning", func(s string) bool {
+		return strings.Contains(s, "Done thinking: the answer.") && strings.Contains(s, "✻ Thought · 6 lines (ctrl+o to expand)")
+	})
 	if strings.Contains(screen, "Second line of thought") {
 		t.Errorf("the finished reasoning is not folded:\n%s", screen)
 	}
