@@ -160,6 +160,7 @@ func TestE2EInStreamErrors(t *testing.T) {
 		{"openrouter-error", "502 Bad Gateway: Provider disconnected unexpectedly", 1},
 		{"openai-error", "model stream error: The server had an error while processing your request.", 1},
 		{"mistral-finish-error", `the server ended the reply with finish_reason "error"`, 1},
+		{"llamacpp-error-line", "400 Bad Request: failed to parse grammar: unexpected end of input", 1},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			e := newReplay(t, llmtest.Repeat(sse(t, tc.file)))

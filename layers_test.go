@@ -21,7 +21,7 @@ var importLayers = [][]string{
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
 	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
-	{"tui", "tui/headless"},                           // the front ends
+	{"tui", "tui/headless"}, // the front ends
 	{".", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // commands
 }
 

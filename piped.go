@@ -46,7 +46,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 			warn(errors.New(w))
 		}
 	}
-	printer.SummarizeWith(s.toolbox.Summary)
+	printer.SummarizeWith(s.toolbox.Summary).ShowReasoning(c.ShowReason)
 	answers := headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: c.OnPause == "save"}
 	result, err := drivePiped(ctx, c, s, cv, printer.Event, prompt, answers, stdio.err)
 	s.servers.Close() // their last warnings come before the result

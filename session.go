@@ -215,6 +215,7 @@ func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *ag
 	cfg := agent.Config{
 		Client:           s.client,
 		Model:            cv.model,
+		ReasoningEffort:  c.Effort,
 		System:           s.system,
 		History:          cv.history,
 		Tools:            s.toolbox,

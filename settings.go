@@ -14,6 +14,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/process"
@@ -48,6 +49,7 @@ func (c *cli) settings() []setting {
 		fileSetting("max-retries", &c.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
 		fileSetting("first-token-timeout", &c.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
 		fileSetting("stream-idle-timeout", &c.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
+		fileSetting("reasoning-effort", &c.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
 		fileSetting("theme", &c.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, nil),
 		fileSetting("on-pause", &c.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
 	}
@@ -128,6 +130,13 @@ func wantOneOf(values ...string) func(string) error {
 		}
 		return nil
 	}
+}
+
+func wantEffort(v string) error {
+	if v != "" && !slices.Contains(agent.ReasoningEfforts, v) {
+		return fmt.Errorf("want %s", strings.Join(agent.ReasoningEfforts, ", "))
+	}
+	return nil
 }
 
 func wantMode(v string) error {

@@ -133,3 +133,27 @@ func BenchmarkLongConversationTurn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamDeltas streams one reply of 2,000 four-byte text deltas
+// through the client: the per-chunk cost of decoding, assembling and
+// emitting (with the scripted server's own share, the same in every run).
+// Issue 12 bounds what keeping providers' unknown fields may add to it.
+func BenchmarkStreamDeltas(b *testing.B) {
+	reply := llmtest.Text(strings.Repeat("abcd", 2000))
+	reply.ChunkSize = 4
+	srv := llmtest.NewServer(b, llmtest.NewScript(llmtest.Repeat(reply)))
+	client := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "bench"})
+	req := agent.Request{Model: "bench", Messages: []chat.Message{chat.UserMessage("go")}}
+	b.ReportAllocs()
+	for b.Loop() {
+		deltas := 0
+		r, err := client.Stream(context.Background(), req, func(e agent.Event) {
+			if _, ok := e.(agent.TextDelta); ok {
+				deltas++
+			}
+		})
+		if err != nil || deltas != 2000 || len(r.Message.Content) != 8000 {
+			b.Fatalf("%d deltas, %d bytes, %v", deltas, len(r.Message.Content), err)
+		}
+	}
+}

@@ -19,7 +19,13 @@ type Request struct {
 	Model    string
 	Messages []chat.Message
 	Tools    []chat.ToolSpec
+	// ReasoningEffort is sent as reasoning_effort when set (one of
+	// ReasoningEfforts).
+	ReasoningEffort string
 }
+
+// ReasoningEfforts are the values of reasoning_effort servers accept.
+var ReasoningEfforts = []string{"minimal", "low", "medium", "high"}
 
 // Reply is one complete model reply.
 type Reply struct {

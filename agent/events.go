@@ -22,6 +22,13 @@ type TextDelta struct {
 	Text string `json:"text"`
 }
 
+// ReasoningDelta is a piece of the model's reasoning as it arrived
+// (reasoning_content, reasoning or reasoning_details): shown apart from
+// the answer, never part of it. Like text deltas, it may be coalesced.
+type ReasoningDelta struct {
+	Text string `json:"text"`
+}
+
 // ModelRetry says a model request failed before any token arrived and will
 // be retried after Wait.
 type ModelRetry struct {
@@ -196,6 +203,7 @@ func plural(n int, one, many string) string {
 }
 
 func (TextDelta) EventType() string        { return "text_delta" }
+func (ReasoningDelta) EventType() string   { return "reasoning_delta" }
 func (ModelRetry) EventType() string       { return "model_retry" }
 func (AssistantMessage) EventType() string { return "assistant_message" }
 func (ToolCallStarted) EventType() string  { return "tool_call_started" }
@@ -218,7 +226,7 @@ func (CheckFinished) EventType() string    { return "check_finished" }
 // checks report, as EventType gives them.
 func EventTypes() []string {
 	evs := []Event{
-		TextDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
+		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
 	}

@@ -343,8 +343,10 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	defer wd.stop()
 
 	var res *http.Response
+	var errLines errorLines
 	stream := c.completions.NewStreaming(wd.ctx, openai.ChatCompletionNewParams{},
-		option.WithRequestBody("application/json", body), option.WithResponseInto(&res))
+		option.WithRequestBody("application/json", body), option.WithResponseInto(&res),
+		option.WithMiddleware(errLines.watch))
 	defer stream.Close()
 
 	var a assembler
@@ -369,6 +371,9 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	}
 	if stall, ok := wd.stalled(); ok {
 		return Reply{}, a.replied, stall
+	}
+	if errLines.data != nil && ctx.Err() == nil {
+		return Reply{}, a.replied, inStreamError(errLines.data, "the server sent an error line with no message")
 	}
 	if err == nil {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
@@ -601,6 +606,7 @@ type assembler struct {
 	finish   string
 	filtered []string // the categories a content filter flagged
 	usage    chat.Usage
+	thought  reasoning
 	replied  bool // a token arrived
 	size     int  // bytes of text and arguments
 	err      *APIError
@@ -610,6 +616,7 @@ type callBuilder struct {
 	index    int64
 	id, name string
 	args     strings.Builder
+	extra    map[string]json.RawMessage
 }
 
 // add takes in a chunk, emitting its text. A chunk that is an error
@@ -628,11 +635,17 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 			PromptTokens:     ch.Usage.PromptTokens,
 			CompletionTokens: ch.Usage.CompletionTokens,
 			TotalTokens:      ch.Usage.TotalTokens,
+			ReasoningTokens:  ch.Usage.CompletionTokensDetails.ReasoningTokens,
 		}
 	}
 	for _, choice := range ch.Choices {
 		if choice.Index != 0 {
 			continue // only one choice is asked for
+		}
+		if text := a.thought.delta(choice.Delta.JSON.ExtraFields); text != "" {
+			a.replied = true
+			a.size += len(text)
+			emit(ReasoningDelta{Text: text})
 		}
 		// A refusal is the model's answer too; the user should read it.
 		for _, text := range []string{choice.Delta.Content, choice.Delta.Refusal} {
@@ -722,6 +735,7 @@ func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall, ma
 		b.name += name
 	}
 	b.args.WriteString(tc.Function.Arguments)
+	b.extra = callExtra(b.extra, tc.JSON.ExtraFields)
 	a.size += len(tc.Function.Arguments)
 }
 
@@ -737,6 +751,7 @@ func (a *assembler) reply() Reply {
 	calls := slices.Clone(a.calls)
 	slices.SortStableFunc(calls, func(x, y *callBuilder) int { return cmp.Compare(x.index, y.index) })
 	msg := chat.Message{Role: chat.RoleAssistant, Content: a.content.String()}
+	msg.Reasoning, msg.Extra = a.thought.message()
 	for i, b := range calls {
 		id := b.id
 		if id == "" {
@@ -745,7 +760,7 @@ func (a *assembler) reply() Reply {
 				id = a.id + "_" + id
 			}
 		}
-		msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: id, Name: b.name, Arguments: b.args.String()})
+		msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: id, Name: b.name, Arguments: b.args.String(), Extra: b.extra})
 	}
 	return Reply{Message: msg, Usage: a.usage, FinishReason: a.finish, Filtered: a.filtered}
 }
@@ -759,6 +774,9 @@ func otherParams(req Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:         req.Model,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if req.ReasoningEffort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
 	}
 	for _, t := range req.Tools {
 		tp, err := toolParam(t)
@@ -788,15 +806,23 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 			p.Content.OfString = openai.String(m.Content)
 		}
 		for _, tc := range m.ToolCalls {
-			p.ToolCalls = append(p.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      tc.Name,
-						Arguments: tc.Arguments,
-					},
+			fn := &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID: tc.ID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+					Name:      tc.Name,
+					Arguments: tc.Arguments,
 				},
-			})
+			}
+			if len(tc.Extra) > 0 {
+				fn.SetExtraFields(extraFields(tc.Extra)) // e.g. Gemini's thought signature
+			}
+			p.ToolCalls = append(p.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: fn})
+		}
+		// The reasoning and unknown fields go back with a message that made
+		// tool calls (DeepSeek and OpenRouter go on reasoning from them);
+		// an answer's reasoning is not sent again.
+		if len(m.ToolCalls) > 0 && len(m.Extra) > 0 {
+			p.SetExtraFields(extraFields(m.Extra))
 		}
 		return openai.ChatCompletionMessageParamUnion{OfAssistant: &p}, nil
 	}

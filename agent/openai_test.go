@@ -165,7 +165,7 @@ func TestOpenAIAssemblesToolCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []chat.ToolCall{{ID: "call_1", Name: "bash", Arguments: `{"command":"echo hi"}`}}
-	if !slices.Equal(reply.Message.ToolCalls, want) {
+	if !reflect.DeepEqual(reply.Message.ToolCalls, want) {
 		t.Errorf("tool calls = %+v, want %+v", reply.Message.ToolCalls, want)
 	}
 	if reply.Message.Content != "" || len(rec.deltas()) != 0 {
@@ -189,7 +189,7 @@ func TestOpenAIAssemblesInterleavedToolCalls(t *testing.T) {
 		{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`},
 		{ID: "call_b", Name: "read_file", Arguments: `{"path":"b.go"}`},
 	}
-	if !slices.Equal(reply.Message.ToolCalls, want) {
+	if !reflect.DeepEqual(reply.Message.ToolCalls, want) {
 		t.Errorf("tool calls = %+v, want %+v", reply.Message.ToolCalls, want)
 	}
 	if reply.Message.Content != "Let me look." || strings.Join(rec.deltas(), "") != "Let me look." {
@@ -279,7 +279,7 @@ func TestAssemblerHandlesOddOrders(t *testing.T) {
 				}
 				a.add(ch, func(Event) { t.Error("emitted an event for a tool call delta") })
 			}
-			if got := a.reply().Message.ToolCalls; !slices.Equal(got, tt.want) {
+			if got := a.reply().Message.ToolCalls; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("tool calls = %+v\nwant %+v", got, tt.want)
 			}
 			if !a.replied {

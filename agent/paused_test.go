@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -40,9 +41,7 @@ func (a *added) messages() []chat.Message {
 }
 
 func sameMessages(a, b []chat.Message) bool {
-	return slices.EqualFunc(a, b, func(x, y chat.Message) bool {
-		return x.Role == y.Role && x.Content == y.Content && x.ToolCallID == y.ToolCallID && slices.Equal(x.ToolCalls, y.ToolCalls)
-	})
+	return slices.EqualFunc(a, b, func(x, y chat.Message) bool { return reflect.DeepEqual(x, y) })
 }
 
 // OnMessage is told the conversation exactly as the next request carries

@@ -1,20 +1,26 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/openai/openai-go/v3/option"
 )
 
 // Errors inside a stream. A server that has answered 200 OK and begun an
 // SSE stream reports a later failure as an event of the stream, in one of
-// these shapes (the first, second, fourth and fifth replayed from testdata/sse):
+// these shapes (all but the third replayed from testdata/sse):
 //
 //	data: {"error":{"message":"…","type":"…","code":"…"}}          OpenAI, vLLM, Groq, SGLang
 //	data: {"error":{"code":502,"message":"…"},"choices":[{…,"finish_reason":"error"}]}  OpenRouter
 //	data: {"error":"…"}                                             some proxies (a bare string)
 //	data: {"object":"error","message":"…","type":"BadRequestError","code":400}  older vLLM
 //	data: {…,"choices":[{…,"finish_reason":"error"}]}               Mistral, LiteLLM: no message
+//	error: {"code":500,"message":"…","type":"server_error"}         llama.cpp: an SSE field of its own
 //
 // Each ends the request with an *APIError whose InStream is set, carrying
 // the server's message, type and code; a numeric code of 400-599 is its
@@ -66,5 +72,79 @@ func (e *APIError) fill(obj []byte) {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(raw))); err == nil && n >= 400 && n <= 599 && e.Status == 0 {
 			e.Status = n
 		}
+	}
+}
+
+// errorLineField is the SSE field llama.cpp's server writes an error in
+// mid-stream ("error: {…}\n\n") instead of a data line. SSE readers,
+// openai-go's among them, ignore fields they do not know, so without a
+// look at the raw body such a stream would read as cut.
+const errorLineField = "error:"
+
+// maxErrorLine bounds the error line kept.
+const maxErrorLine = 64 << 10
+
+// errorLines watches a streamed response body for an error line. Its
+// watch is an openai-go middleware; the body is read on the goroutine
+// that reads the stream, so no lock is needed.
+type errorLines struct {
+	cur      []byte // the current line, while it may be an error line
+	skipping bool   // inside a line that is not one
+	data     []byte // the last error line's payload
+}
+
+func (w *errorLines) watch(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err == nil && res != nil && res.Body != nil {
+		res.Body = errorLineBody{ReadCloser: res.Body, w: w}
+	}
+	return res, err
+}
+
+type errorLineBody struct {
+	io.ReadCloser
+	w *errorLines
+}
+
+func (b errorLineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.w.scan(p[:n])
+	return n, err
+}
+
+// scan looks at the next bytes of the body, keeping only what may be an
+// error line.
+func (w *errorLines) scan(p []byte) {
+	for len(p) > 0 {
+		nl := bytes.IndexByte(p, '\n')
+		if w.skipping {
+			if nl < 0 {
+				return
+			}
+			w.skipping, p = false, p[nl+1:]
+			continue
+		}
+		part := p
+		if nl >= 0 {
+			part = p[:nl]
+		}
+		w.cur = append(w.cur, part...)
+		n := min(len(w.cur), len(errorLineField))
+		if string(w.cur[:n]) != errorLineField[:n] || len(w.cur) > maxErrorLine {
+			w.cur = w.cur[:0]
+			if nl < 0 {
+				w.skipping = true
+				return
+			}
+			p = p[nl+1:]
+			continue
+		}
+		if nl < 0 {
+			return
+		}
+		if len(w.cur) >= len(errorLineField) {
+			w.data = bytes.Clone(bytes.TrimSpace(w.cur[len(errorLineField):]))
+		}
+		w.cur, p = w.cur[:0], p[nl+1:]
 	}
 }

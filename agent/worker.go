@@ -56,6 +56,9 @@ type Previewer interface {
 type Config struct {
 	Client Client
 	Model  string
+	// ReasoningEffort is sent with every request when set (see
+	// Request.ReasoningEffort).
+	ReasoningEffort string
 	// System is the system prompt; empty sends none.
 	System string
 	// History, when set, is the conversation to go on with — a resumed
@@ -492,7 +495,7 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 		return Reply{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
-	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs}, w.emit)
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs, ReasoningEffort: w.cfg.ReasoningEffort}, w.emit)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)

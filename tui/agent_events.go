@@ -68,10 +68,20 @@ func (m *Model) eventsArrived(msg eventsMsg) tea.Cmd {
 
 func (m *Model) applyEvent(ev agent.Event) {
 	switch e := ev.(type) {
+	case agent.ReasoningDelta:
+		if e.Text == "" {
+			return
+		}
+		if m.thinking == nil {
+			m.thinking = &thinkingEntry{}
+			m.transcript.add(m.thinking)
+		}
+		m.thinking.write(e.Text)
 	case agent.TextDelta:
 		if e.Text == "" {
 			return
 		}
+		m.endThinking()
 		if m.streaming == nil {
 			m.streaming = &assistantEntry{stream: m.md.NewStream()}
 			m.transcript.add(m.streaming)
@@ -166,6 +176,7 @@ func (m *Model) checkFinished(e agent.CheckFinished) {
 // assistantMessage ends the streamed text of one model reply and shows
 // the tool calls it asks for.
 func (m *Model) assistantMessage(msg chat.Message) {
+	m.endThinking()
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -177,6 +188,15 @@ func (m *Model) assistantMessage(msg chat.Message) {
 	}
 	for _, c := range msg.ToolCalls {
 		m.tool(c)
+	}
+}
+
+// endThinking folds the reasoning being streamed, if any: the answer (or
+// the end of the run) has come.
+func (m *Model) endThinking() {
+	if m.thinking != nil {
+		m.thinking.finish()
+		m.thinking = nil
 	}
 }
 
@@ -233,6 +253,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.streaming.finish()
 		m.streaming = nil
 	}
+	m.endThinking()
 	interrupted := m.interrupting && isInterrupt(msg.err)
 	m.interrupting = false
 

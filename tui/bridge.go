@@ -11,7 +11,8 @@ import (
 
 // Bridge carries the Worker's events to the UI. The Worker calls Send (its
 // Config.OnEvent) on its own goroutines; Send never blocks on the UI: it
-// appends to a queue, merging a text delta into the delta before it, and
+// appends to a queue, merging a text (or reasoning) delta into a delta of
+// the same kind just before it, and
 // wakes the one Cmd that waits for events. Every other event is kept, in
 // order. The UI receives the whole queue as one eventsMsg and issues the
 // wait again (bubbletea's examples/realtime pattern).
@@ -25,9 +26,11 @@ type Bridge struct {
 	sent  uint64 // events sent so far
 	queue []agent.Event
 	text  *strings.Builder // the text delta at the end of queue, still growing
-	wake  chan struct{}    // holds a token while the queue is not empty
-	done  chan struct{}
-	once  sync.Once
+	// reasoning says the growing delta is reasoning, not answer text.
+	reasoning bool
+	wake      chan struct{} // holds a token while the queue is not empty
+	done      chan struct{}
+	once      sync.Once
 }
 
 // NewBridge returns an empty Bridge.
@@ -40,12 +43,15 @@ func NewBridge() *Bridge {
 func (b *Bridge) Send(e agent.Event) {
 	b.mu.Lock()
 	b.sent++
-	if d, ok := e.(agent.TextDelta); ok {
+	if text, reasoning, ok := deltaText(e); ok {
+		if b.text != nil && b.reasoning != reasoning {
+			b.seal()
+		}
 		if b.text == nil {
-			b.text = new(strings.Builder)
+			b.text, b.reasoning = new(strings.Builder), reasoning
 			b.queue = append(b.queue, nil) // filled in by take
 		}
-		b.text.WriteString(d.Text)
+		b.text.WriteString(text)
 	} else {
 		b.seal()
 		b.queue = append(b.queue, e)
@@ -57,12 +63,29 @@ func (b *Bridge) Send(e agent.Event) {
 	}
 }
 
-// seal turns the growing text delta into a queued event; b.mu is held.
-func (b *Bridge) seal() {
-	if b.text != nil {
-		b.queue[len(b.queue)-1] = agent.TextDelta{Text: b.text.String()}
-		b.text = nil
+// deltaText returns the text of a text or reasoning delta, which the
+// bridge joins with the deltas of the same kind that follow it.
+func deltaText(e agent.Event) (text string, reasoning, ok bool) {
+	switch d := e.(type) {
+	case agent.TextDelta:
+		return d.Text, false, true
+	case agent.ReasoningDelta:
+		return d.Text, true, true
 	}
+	return "", false, false
+}
+
+// seal turns the growing delta into a queued event; b.mu is held.
+func (b *Bridge) seal() {
+	if b.text == nil {
+		return
+	}
+	var e agent.Event = agent.TextDelta{Text: b.text.String()}
+	if b.reasoning {
+		e = agent.ReasoningDelta{Text: b.text.String()}
+	}
+	b.queue[len(b.queue)-1] = e
+	b.text = nil
 }
 
 // take empties the queue; upTo counts the events sent up to the last

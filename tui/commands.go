@@ -128,7 +128,7 @@ func (m *Model) clearSession() tea.Cmd {
 	}
 	m.transcript.clear()
 	clear(m.tools)
-	m.checks, m.streaming = nil, nil
+	m.checks, m.streaming, m.thinking = nil, nil, nil
 	if m.opts.NewAgent != nil {
 		m.agent = m.opts.NewAgent()
 		m.usage, m.ctxSize, m.ctxUsed = chat.Usage{}, 0, 0

@@ -328,3 +328,48 @@ func TestFlowCompact(t *testing.T) {
 	}
 	f.quit()
 }
+
+// TestFlowReasoning: a thinking model's reasoning streams live, dim, under
+// "Thinking…" (its latest lines), folds to one line when the answer comes
+// or the turn is interrupted, and ctrl+o shows it whole. It is never part
+// of the answer the transcript keeps.
+func TestFlowReasoning(t *testing.T) {
+	f := newFlow(t, "tui_reasoning.json")
+	f.submit("why does the parser fail?")
+	select {
+	case <-f.srv.Stalled():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server never stalled")
+	}
+	// Four frames of reasoning arrived (16 bytes each) before the stall:
+	// the live block shows them.
+	f.p.waitFor(t, "the live reasoning", func(s string) bool {
+		return strings.Contains(s, "Thinking…") && strings.Contains(s, "is lost when")
+	})
+	f.key("esc")
+	screen := f.p.waitText(t, "✻ Thought")
+	if strings.Contains(screen, "Thinking…") {
+		t.Errorf("the interrupted reasoning did not fold:\n%s", screen)
+	}
+
+	f.submit("and now?")
+	screen = f.p.waitFor(t, "the answer under its folded reasoning", func(s string) bool {
+		return strings.Contains(s, "Done thinking: the answer.") && strings.Contains(s, "✻ Thought · 6 lines (ctrl+o to expand)")
+	})
+	if strings.Contains(screen, "Second line of thought") {
+		t.Errorf("the finished reasoning is not folded:\n%s", screen)
+	}
+	f.key("ctrl+o")
+	screen = f.p.waitText(t, "Sixth line of thought.")
+	for _, want := range []string{"First line of thought.", "Fourth line of thought."} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the expanded reasoning lacks %q:\n%s", want, screen)
+		}
+	}
+	m := f.quit()
+	for _, e := range m.transcript.entries {
+		if a, ok := e.(*assistantEntry); ok && strings.Contains(a.raw.String(), "line of thought") {
+			t.Errorf("the reasoning is in an answer: %q", a.raw.String())
+		}
+	}
+}

@@ -5,6 +5,7 @@ package tui
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,9 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -100,4 +104,55 @@ func TestGoldenHelp(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 72, Height: 36})
 	h.typeText("/help").keys("enter")
 	golden(t, "help_72x36", h.screen())
+}
+
+// TestGoldenReasoning: a finished reply's reasoning folded to one line
+// above its answer, and the next reply's reasoning streaming live (its
+// latest lines, dim); then the same with ctrl+o (everything shown).
+func TestGoldenReasoning(t *testing.T) {
+	hs := newHarness(t)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.hold = true
+	hs.typeText("why does the parser fail?").keys("enter")
+	thought := "The test feeds a line that ends in a comma.\nstrings.Split keeps the empty last field.\nThe parser trims the line first.\nSo the last field is lost.\nThe fix is to trim after splitting."
+	hs.events(
+		agent.ReasoningDelta{Text: thought[:60]},
+		agent.ReasoningDelta{Text: thought[60:]},
+		agent.TextDelta{Text: "The parser trims the line **before** splitting it."},
+		agent.AssistantMessage{Message: chat.Message{Content: "The parser trims the line **before** splitting it.", Reasoning: thought}},
+		agent.ReasoningDelta{Text: "Now check the other callers.\nparseAll calls parse per line.\nIt does its own trimming.\nThat one is fine.\nThe CSV reader too.\nAnd the tests"},
+	)
+	hs.send(frameMsg{})
+	golden(t, "reasoning_80x24", hs.screen())
+	hs.keys("ctrl+o")
+	hs.send(frameMsg{})
+	golden(t, "reasoning_expanded_80x24", hs.screen())
+}
+
+// TestGoldenTruncatedAnswer: an answer cut at the output token limit is
+// kept, and a warning under it says so.
+func TestGoldenTruncatedAnswer(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.ReplayFile(t, filepath.Join("..", "testdata", "sse", "openai-length.sse"))))
+	hs := newHarness(t)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 16})
+	hs.hold = true
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	var evs []agent.Event
+	w := agent.New(agent.Config{
+		Client: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "sk-test", MaxRetries: -1}),
+		Model:  "m", Tools: tools.NewRegistry(ws), Hooks: hooks.NewRegistry(),
+		OnEvent: func(e agent.Event) { evs = append(evs, e) },
+	})
+	hs.typeText("write the summary").keys("enter")
+	out, err := w.Run(t.Context(), "write the summary")
+	if err != nil || out.Incomplete == "" {
+		t.Fatalf("Run = %+v, %v; want an incomplete answer", out, err)
+	}
+	hs.events(evs...)
+	hs.send(frameMsg{})
+	golden(t, "truncated_80x16", hs.screen())
 }

@@ -39,7 +39,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		for _, e := range m.transcript.entries {
-			if _, ok := e.(*toolEntry); ok {
+			switch e.(type) {
+			case *toolEntry, *thinkingEntry:
 				e.base().touch()
 			}
 		}

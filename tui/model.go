@@ -161,6 +161,7 @@ type Model struct {
 	interrupting   bool
 	turnStart      time.Time
 	streaming      *assistantEntry
+	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
 	checks         *checksEntry
 	retry          string // "retry 1/3" while a turn-end check is being answered
@@ -419,6 +420,7 @@ func (m *Model) scrollback() []string {
 		m.streaming.finish()
 		m.streaming = nil
 	}
+	m.endThinking()
 	for _, e := range m.transcript.entries {
 		e.base().touch()
 	}

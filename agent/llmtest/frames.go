@@ -30,6 +30,7 @@ type (
 	delta struct {
 		Role      string          `json:"role,omitempty"`
 		Content   *string         `json:"content,omitempty"`
+		Reasoning *string         `json:"reasoning_content,omitempty"`
 		ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
 	}
 	toolCallDelta struct {
@@ -81,6 +82,9 @@ func (s stream) frames(r Response) [][]byte {
 
 	empty := ""
 	add(delta{Role: "assistant", Content: &empty}, nil)
+	for _, piece := range splitText(r.Reasoning, size) {
+		add(delta{Reasoning: &piece}, nil)
+	}
 	for _, piece := range splitText(r.Content, size) {
 		add(delta{Content: &piece}, nil)
 	}

@@ -44,7 +44,10 @@ type Model struct {
 // fault, or a message that breaks down part way (a fault with CutAfter or
 // StallAfter).
 type Response struct {
-	// Content is the assistant text, streamed first.
+	// Reasoning is streamed first, as reasoning_content deltas (DeepSeek's
+	// and llama.cpp's form).
+	Reasoning string `json:"reasoning,omitempty"`
+	// Content is the assistant text, streamed after the reasoning.
 	Content string `json:"content,omitempty"`
 	// ToolCalls are streamed after the content, one call after the other,
 	// or round-robin when Interleave is set.
@@ -101,7 +104,7 @@ type Usage struct {
 
 // Fault breaks a response. Status answers with an HTTP error instead of a
 // stream; CutAfter and StallAfter stream the reply's first N frames (role,
-// content, tool-call, finish and usage chunks, in that order) and then drop
+// reasoning, content, tool-call, finish and usage chunks, in that order) and then drop
 // the connection without finish or [DONE], or block until the client goes
 // away or the server closes.
 type Fault struct {
@@ -249,8 +252,8 @@ func (r Response) validate() error {
 		return errors.New("times must be positive, and not with repeat")
 	}
 	if r.SSE != "" || r.Body != nil {
-		if r.Content != "" || r.ToolCalls != nil || r.Interleave || r.ChunkSize != 0 || r.IntervalMS != 0 || r.FinishReason != "" || r.Usage != nil || r.Fault != nil {
-			return errors.New("an sse response is the whole body: no content, tool_calls, interleave, chunk_size, interval_ms, finish_reason, usage or fault")
+		if r.Content != "" || r.Reasoning != "" || r.ToolCalls != nil || r.Interleave || r.ChunkSize != 0 || r.IntervalMS != 0 || r.FinishReason != "" || r.Usage != nil || r.Fault != nil {
+			return errors.New("an sse response is the whole body: no content, reasoning, tool_calls, interleave, chunk_size, interval_ms, finish_reason, usage or fault")
 		}
 		if r.Body == nil {
 			return fmt.Errorf("sse file %s was not read", r.SSE)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -531,8 +532,7 @@ func TestServerRecordsRequests(t *testing.T) {
 }
 
 func messageEqual(a, b chat.Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
-		slices.Equal(a.ToolCalls, b.ToolCalls)
+	return reflect.DeepEqual(a, b)
 }
 
 func TestWaitRequestsHonoursContext(t *testing.T) {

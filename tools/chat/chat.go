@@ -28,6 +28,16 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID links a tool message to the call it answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Reasoning is what the model thought before an assistant message,
+	// as the server streamed it (reasoning_content, reasoning or the text
+	// of reasoning_details). It is shown, never part of the answer.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Extra holds the assistant message's fields that go back to the
+	// server verbatim with the conversation, by name: the reasoning in
+	// the form the server needs it again (DeepSeek's reasoning_content,
+	// OpenRouter's reasoning_details) and any field of the reply this
+	// client does not know. Sent with messages that made tool calls.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // UserMessage returns a user message with the given text.
@@ -39,6 +49,9 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Extra holds the call's fields this client does not know, sent back
+	// verbatim with it (Gemini's extra_content.google.thought_signature).
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // ResultStatus says how a tool call ended.
@@ -80,6 +93,9 @@ type Usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
+	// ReasoningTokens are the completion tokens spent thinking, when the
+	// server says (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -88,6 +104,7 @@ func (u Usage) Add(o Usage) Usage {
 		PromptTokens:     u.PromptTokens + o.PromptTokens,
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
+		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 	}
 }
 

@@ -51,6 +51,9 @@ type Config struct {
 	MaxParallelTools *int `json:"max_parallel_tools,omitempty"`
 	// Theme names the interactive UI's theme ("auto" when empty).
 	Theme string `json:"theme,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort with every request:
+	// minimal, low, medium or high (--reasoning-effort; unset: not sent).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 	// OnPause is what a non-interactive run does with a call that needs
 	// approval: "deny" (the default) or "save" (--on-pause).
 	OnPause string `json:"on_pause,omitempty"`

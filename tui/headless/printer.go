@@ -21,11 +21,16 @@ type Printer struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	summarize Summarizer
+	// showReasoning prints the reasoning on stderr in text mode.
+	showReasoning bool
 
 	mu        sync.Mutex
-	wrote     bool // text mode: answer text has been written
-	lastNL    bool // text mode: the last byte written to stdout was '\n'
-	sepNeeded bool // text mode: a new assistant message starts
+	reasoning []string // each assistant message's reasoning, for json
+	thinking  bool     // text mode: reasoning is being printed on stderr
+	thinkNL   bool     // text mode: the reasoning printed ends with '\n'
+	wrote     bool     // text mode: answer text has been written
+	lastNL    bool     // text mode: the last byte written to stdout was '\n'
+	sepNeeded bool     // text mode: a new assistant message starts
 	calls     []callRecord
 	byID      map[string]int
 	decisions []hooks.Decision
@@ -69,6 +74,13 @@ func (p *Printer) SummarizeWith(f Summarizer) *Printer {
 	return p
 }
 
+// ShowReasoning makes the text format print the model's reasoning on
+// stderr as it streams. It never reaches stdout.
+func (p *Printer) ShowReasoning(on bool) *Printer {
+	p.showReasoning = on
+	return p
+}
+
 // Event handles one event from the Worker.
 func (p *Printer) Event(e agent.Event) {
 	p.mu.Lock()
@@ -95,6 +107,9 @@ func (p *Printer) Event(e agent.Event) {
 func (p *Printer) collect(e agent.Event) {
 	switch e := e.(type) {
 	case agent.AssistantMessage:
+		if e.Message.Reasoning != "" {
+			p.reasoning = append(p.reasoning, e.Message.Reasoning)
+		}
 		for _, c := range e.Message.ToolCalls {
 			p.call(c) // records in call order
 		}
@@ -149,7 +164,10 @@ func (p *Printer) text(e agent.Event) {
 		p.sepNeeded = false
 		p.out(e.Text)
 		p.wrote = true
+	case agent.ReasoningDelta:
+		p.think(e.Text)
 	case agent.AssistantMessage:
+		p.endThinking()
 		p.sepNeeded = true
 	case agent.ToolCallStarted:
 		fmt.Fprintf(p.stderr, "→ %s\n", summary(e.Call, p.summarize))
@@ -179,6 +197,27 @@ func (p *Printer) text(e agent.Event) {
 	}
 }
 
+// think prints reasoning on stderr under a "thinking" line, when asked.
+func (p *Printer) think(text string) {
+	if !p.showReasoning || text == "" {
+		return
+	}
+	if !p.thinking {
+		fmt.Fprintln(p.stderr, "✻ thinking")
+		p.thinking = true
+	}
+	io.WriteString(p.stderr, text)
+	p.thinkNL = strings.HasSuffix(text, "\n")
+}
+
+// endThinking ends the reasoning printed for a message on its own line.
+func (p *Printer) endThinking() {
+	if p.thinking && !p.thinkNL {
+		io.WriteString(p.stderr, "\n")
+	}
+	p.thinking = false
+}
+
 func (p *Printer) out(s string) {
 	_, err := io.WriteString(p.stdout, s)
 	p.noteErr(err)
@@ -204,7 +243,10 @@ type jsonResult struct {
 	HookDecisions []hooks.Decision `json:"hook_decisions"`
 	Compactions   []compaction     `json:"compactions,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
-	Usage         chat.Usage       `json:"usage"`
+	// Reasoning is the model's reasoning, each message's apart by a
+	// blank line; usage.reasoning_tokens counts it when the server does.
+	Reasoning string     `json:"reasoning,omitempty"`
+	Usage     chat.Usage `json:"usage"`
 	// SessionID names the session the run was recorded in (for
 	// --resume); Pending lists the calls a saved pause waits for.
 	SessionID string        `json:"session_id,omitempty"`
@@ -278,6 +320,7 @@ func (p *Printer) Finish(r Result, exitCode int) error {
 			HookDecisions: p.decisions,
 			Compactions:   p.compacted,
 			Warnings:      p.warnings,
+			Reasoning:     strings.Join(p.reasoning, "\n\n"),
 			Usage:         r.Outcome.Usage,
 			SessionID:     r.Session,
 			Pending:       savedPending(r),
