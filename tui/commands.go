@@ -56,6 +56,14 @@ func slashCommands() []slashCommand {
 			m.showPermissions()
 			return nil
 		}},
+		{name: "undo", args: "[N]", help: "revert the file changes of the last turn (or the last N); asks before overwriting a file changed since", run: func(m *Model, arg string) tea.Cmd {
+			m.undo(arg)
+			return nil
+		}},
+		{name: "diff", help: "every file tackle changed in this session, as diffs", run: func(m *Model, _ string) tea.Cmd {
+			m.showDiff()
+			return nil
+		}},
 		{name: "theme", args: "<name>", help: "switch the theme", run: func(m *Model, arg string) tea.Cmd {
 			m.setThemeByName(arg)
 			return nil

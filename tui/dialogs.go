@@ -41,6 +41,9 @@ type dialogAction struct {
 	fill *string
 	// openSession, when set, goes on with that session (/resume).
 	openSession string
+	// undoForce, when set, undoes that many turns, overwriting files that
+	// changed since (the user confirmed).
+	undoForce int
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -82,6 +85,8 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 		m.input.setValue(*act.fill)
 	}
 	switch {
+	case act.undoForce > 0:
+		m.undone(m.opts.Checkpoints.Undo(act.undoForce, true))
 	case act.openSession != "":
 		return openSession(m.opts.Sessions, act.openSession)
 	case act.interrupt:
@@ -166,7 +171,11 @@ func (d *turnPauseDialog) view(st *themes.Styles) string {
 // ---- help ----
 
 // helpDialog lists the keys and slash commands.
-type helpDialog struct {
+type helpDialog struct{ pager }
+
+// pager is a dialog of lines that scrolls: up/down (k/j), page keys and
+// the mouse wheel move it, any other key closes it.
+type pager struct {
 	lines  []string
 	scroll int
 	rows   int
@@ -206,7 +215,7 @@ func helpCommands() [][2]string {
 
 func newHelpDialog() *helpDialog { return &helpDialog{} }
 
-func (d *helpDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch msg.String() {
@@ -253,12 +262,17 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 	section("Keys", helpKeys)
 	section("Approval dialog", helpApproval)
 	section("Commands", helpCommands())
+	d.setLines(lines, height)
+}
+
+// setLines fills the pager for a dialog height rows high.
+func (d *pager) setLines(lines []string, height int) {
 	d.lines = lines
 	d.rows = max(height-3, 1)
 	d.scroll = min(d.scroll, max(len(d.lines)-d.rows, 0))
 }
 
-func (d *helpDialog) view(st *themes.Styles) string {
+func (d *pager) view(st *themes.Styles) string {
 	end := min(d.scroll+d.rows, len(d.lines))
 	lines := append([]string(nil), d.lines[d.scroll:end]...)
 	hint := "any key to close"

@@ -85,6 +85,9 @@ type Options struct {
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
 	Tools Tools
+	// Checkpoints, when set, records each turn's file changes (a turn
+	// begins with each prompt) and backs /undo and /diff.
+	Checkpoints Checkpoints
 
 	// Model is the model name shown in the status line.
 	Model string
