@@ -1,9 +1,9 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"

@@ -29,7 +29,7 @@ type slashCommand struct {
 func slashCommands() []slashCommand {
 	return []slashCommand{
 		{name: "help", aliases: []string{"?"}, help: "this help", run: func(m *Model, _ string) tea.Cmd {
-			m.pushDialog(newHelpDialog())
+			m.pushDialog(newHelpDialog(helpKeyRows(m.keys)))
 			return nil
 		}},
 		{name: "new", aliases: []string{"clear"}, help: "start a new conversation (a new session)", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},

@@ -170,8 +170,11 @@ func (d *turnPauseDialog) view(st *themes.Styles) string {
 
 // ---- help ----
 
-// helpDialog lists the keys and slash commands.
-type helpDialog struct{ pager }
+// helpDialog lists the keys (keys: from the keymap) and slash commands.
+type helpDialog struct {
+	pager
+	keys [][2]string
+}
 
 // pager is a dialog of lines that scrolls: up/down (k/j), page keys and
 // the mouse wheel move it, any other key closes it.
@@ -180,20 +183,6 @@ type pager struct {
 	scroll int
 	rows   int
 	width  int
-}
-
-var helpKeys = [][2]string{
-	{"enter", "send the message (queued while a turn runs)"},
-	{"alt+enter, ctrl+j", "new line"},
-	{"up / down", "previous / next prompt (on the first / last line)"},
-	{"ctrl+r", "search earlier prompts, of this session and before"},
-	{"esc", "interrupt the turn"},
-	{"ctrl+c", "interrupt the turn; clear the editor; twice to quit"},
-	{"ctrl+d", "quit (on an empty prompt)"},
-	{"pgup / pgdn", "scroll the transcript by a page"},
-	{"ctrl+up / down", "scroll by a line (and the mouse wheel)"},
-	{"home / end", "top / bottom of the transcript (empty prompt)"},
-	{"ctrl+o", "expand / collapse tool output"},
 }
 
 var helpApproval = [][2]string{
@@ -213,7 +202,7 @@ func helpCommands() [][2]string {
 	return rows
 }
 
-func newHelpDialog() *helpDialog { return &helpDialog{} }
+func newHelpDialog(keys [][2]string) *helpDialog { return &helpDialog{keys: keys} }
 
 func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -259,7 +248,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 			lines = append(lines, prefixed(st.ModalHint.Render, r[1], inner, k, strings.Repeat(" ", kw+2))...)
 		}
 	}
-	section("Keys", helpKeys)
+	section("Keys", d.keys)
 	section("Approval dialog", helpApproval)
 	section("Commands", helpCommands())
 	d.setLines(lines, height)
