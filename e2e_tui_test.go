@@ -6,6 +6,7 @@ package main
 // the expected text appears or a deadline passes.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -318,6 +319,41 @@ func TestE2ETUITrustDialog(t *testing.T) {
 	s.typeText("n")
 	s.keys("Enter")
 	s.waitFor("Ask tackle to do something")
+	s.keys("C-d")
+	s.waitExit()
+}
+
+// TestE2ETUISlashMenuAndUndo: in the built binary, "/" opens the command
+// menu, typing filters it, tab completes, and /undo reverts the file the
+// last turn wrote.
+func TestE2ETUISlashMenuAndUndo(t *testing.T) {
+	e := newE2E(t, "tui_undo.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("write notes")
+	s.keys("Enter")
+	s.waitFor("Allow write_file?")
+	s.keys("y")
+	s.waitFor("Wrote notes.md.")
+	notes := filepath.Join(e.workspace, "notes.md")
+	if _, err := os.Stat(notes); err != nil {
+		t.Fatalf("the turn did not write notes.md: %v", err)
+	}
+
+	s.typeText("/")
+	s.waitFor("/compact [focus]")
+	s.typeText("un")
+	screen := s.waitFor("/undo [N]")
+	if strings.Contains(screen, "/compact") {
+		t.Errorf("the menu does not filter:\n%s", screen)
+	}
+	s.keys("Tab")
+	s.waitUntil("the command completed", func(sc string) bool { return strings.Contains(sc, "› /undo") && !strings.Contains(sc, "/undo [N]") })
+	s.keys("Enter")
+	s.waitFor("deleted notes.md (created by the turn)")
+	if _, err := os.Stat(notes); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("notes.md after /undo: %v, want it gone", err)
+	}
 	s.keys("C-d")
 	s.waitExit()
 }

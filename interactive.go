@@ -25,6 +25,9 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		}
 	}
 	bridge := tui.NewBridge()
+	if err := tui.CheckKeys(cfg.Keys); err != nil {
+		return usagef("config: %w", err)
+	}
 	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
 	if err != nil {
 		return err
@@ -39,6 +42,8 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		Bridge:       bridge,
 		Policy:       s.policy,
 		Tools:        s.toolbox,
+		Checkpoints:  s.checkpoints,
+		Keys:         cfg.Keys,
 		Model:        c.Model,
 		Workdir:      s.root,
 		Theme:        c.Theme,

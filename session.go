@@ -26,10 +26,13 @@ type session struct {
 	root    string
 	ws      *tools.Workspace
 	toolbox *tools.Registry
-	policy  *approval.Policy
-	hooks   *hooks.Registry
-	claude  *claudeHooks // nil without Claude Code hooks
-	client  agent.Client
+	// checkpoints records what each turn's file tools changed, for the
+	// UI's /undo and /diff.
+	checkpoints *tools.Checkpoints
+	policy      *approval.Policy
+	hooks       *hooks.Registry
+	claude      *claudeHooks // nil without Claude Code hooks
+	client      agent.Client
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
 	journal  *tools.TempJournal // nil without a state directory
@@ -53,11 +56,11 @@ func newSession(ctx context.Context, c cli, cfg config.Config, stdio stdio, emit
 	if err != nil {
 		return nil, usageError{err}
 	}
-	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry()}
+	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	s.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }),
-		tools.WithEnv(stdio.env))
+		tools.WithEnv(stdio.env), tools.WithCheckpoints(s.checkpoints))
 	if state, err := config.StateDir(stdio.env.get); err == nil {
 		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(s.journal)

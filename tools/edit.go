@@ -80,7 +80,7 @@ func (t editFileTool) run(ctx context.Context, a EditFileArgs) (Result, error) {
 	if err := t.ws.writeAtomic(rel, []byte(e.updated), keepMode(f.info)); err != nil {
 		return Fail("Could not write %s: %v. The file was left as it was.", shown, t.ws.fileError(a.Path, err)), nil
 	}
-	t.files.recordWritten(rel, []byte(e.updated))
+	t.files.wrote(rel, f.data, true, []byte(e.updated))
 	diff := capDiff(udiff.Unified("a/"+shown, "b/"+shown, e.content, e.updated))
 	return OK(fmt.Sprintf("Edited %s: replaced %s.\n%s", shown, plural(e.n, "occurrence"), diff)), nil
 }

@@ -47,6 +47,9 @@ type fileState struct {
 
 	mu     sync.Mutex
 	stamps map[string]stamp
+
+	// checkpoints, when set, records each write for undo.
+	checkpoints *Checkpoints
 }
 
 func newFileState(ws *Workspace) *fileState { return &fileState{ws: ws} }
@@ -87,6 +90,15 @@ func (s *fileState) known(rel string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.stamps[rel]
 	return ok
+}
+
+// wrote records that rel, which held before (existed false: it did not
+// exist), was just written with content.
+func (s *fileState) wrote(rel string, before []byte, existed bool, content []byte) {
+	s.recordWritten(rel, content)
+	if s.checkpoints != nil {
+		s.checkpoints.wrote(rel, before, existed, content)
+	}
 }
 
 // recordWritten records the stamp of rel, just written with content.

@@ -29,8 +29,9 @@ type Registry struct {
 
 // options are what Options set: the configuration of the built-in tools.
 type options struct {
-	bash     bashConfig
-	readable readFilter
+	bash        bashConfig
+	readable    readFilter
+	checkpoints *Checkpoints
 }
 
 // Option configures a Registry.
@@ -60,6 +61,12 @@ func WithReadFilter(readable func(rel string) bool) Option {
 	return func(o *options) { o.readable = readable }
 }
 
+// WithCheckpoints records every change write_file and edit_file make,
+// and every bash command, in c (see Checkpoints), for undo and diffs.
+func WithCheckpoints(c *Checkpoints) Option {
+	return func(o *options) { o.checkpoints = c }
+}
+
 // readFilter says whether a file's contents may be shown (see
 // WithReadFilter); nil allows every file.
 type readFilter func(rel string) bool
@@ -87,6 +94,7 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		opt(&o)
 	}
 	r := &Registry{ws: ws, files: newFileState(ws), tools: make(map[string]*Tool)}
+	r.files.checkpoints = o.checkpoints
 	for _, t := range []*Tool{
 		readFileTool{ws: ws, files: r.files, readable: o.readable}.tool(),
 		writeFileTool{ws: ws, files: r.files}.tool(),
@@ -147,6 +155,9 @@ func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult
 			Status:  chat.StatusError,
 			Content: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(r.names, ", ")),
 		}, nil
+	}
+	if cp := r.files.checkpoints; cp != nil && t.Kind() == KindExec {
+		cp.ran(r.Summary(call))
 	}
 	res, err := t.Execute(ctx, call.Arguments)
 	if err != nil {

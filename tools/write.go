@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -53,11 +54,18 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 
 	mode := newFileMode
 	verb := "created"
+	var before []byte // the content replaced, kept for undo
 	f, fi, err := t.ws.openRegular(rel)
 	switch {
 	case err == nil:
-		cur, err := stampFile(f, fi)
+		var r io.Reader = f
+		var buf bytes.Buffer
+		if t.files.checkpoints != nil {
+			r = io.TeeReader(f, &buf)
+		}
+		cur, err := stampFile(r, fi)
 		f.Close()
+		before = buf.Bytes()
 		if err != nil {
 			return Fail("Cannot read the current %s: %v.", shown, err), nil
 		}
@@ -78,7 +86,7 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 	if err := t.ws.writeAtomic(rel, []byte(a.Content), mode); err != nil {
 		return Fail("Could not write %s: %v. The file was left as it was.", shown, t.ws.fileError(a.Path, err)), nil
 	}
-	t.files.recordWritten(rel, []byte(a.Content))
+	t.files.wrote(rel, before, verb == "replaced", []byte(a.Content))
 	return OK(fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)), nil
 }
 

@@ -17,6 +17,9 @@ import (
 
 // startTurn shows the user's message and runs a turn with it.
 func (m *Model) startTurn(text string) tea.Cmd {
+	if m.opts.Checkpoints != nil {
+		m.opts.Checkpoints.Begin(text)
+	}
 	m.transcript.add(&userEntry{text: text})
 	m.transcript.toBottom()
 	m.turnStart = m.now()

@@ -356,6 +356,13 @@ func diffLines(st *themes.Styles, path, oldS, newS string, inner int) []string {
 	if d == "" {
 		return []string{st.ModalHint.Render("no change")}
 	}
+	return styledDiff(st, d, inner)
+}
+
+// styledDiff colours a unified diff, wrapped at inner cells with every
+// control character visible; the file header lines are left out (the
+// caller names the file).
+func styledDiff(st *themes.Styles, d string, inner int) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
 		style := st.DiffContext

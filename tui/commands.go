@@ -29,7 +29,7 @@ type slashCommand struct {
 func slashCommands() []slashCommand {
 	return []slashCommand{
 		{name: "help", aliases: []string{"?"}, help: "this help", run: func(m *Model, _ string) tea.Cmd {
-			m.pushDialog(newHelpDialog())
+			m.pushDialog(newHelpDialog(helpKeyRows(m.keys)))
 			return nil
 		}},
 		{name: "new", aliases: []string{"clear"}, help: "start a new conversation (a new session)", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
@@ -54,6 +54,14 @@ func slashCommands() []slashCommand {
 		}},
 		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
 			m.showPermissions()
+			return nil
+		}},
+		{name: "undo", args: "[N]", help: "revert the file changes of the last turn (or the last N); asks before overwriting a file changed since", run: func(m *Model, arg string) tea.Cmd {
+			m.undo(arg)
+			return nil
+		}},
+		{name: "diff", help: "every file tackle changed in this session, as diffs", run: func(m *Model, _ string) tea.Cmd {
+			m.showDiff()
 			return nil
 		}},
 		{name: "theme", args: "<name>", help: "switch the theme", run: func(m *Model, arg string) tea.Cmd {

@@ -41,6 +41,9 @@ type dialogAction struct {
 	fill *string
 	// openSession, when set, goes on with that session (/resume).
 	openSession string
+	// undoForce, when set, undoes that many turns, overwriting files that
+	// changed since (the user confirmed).
+	undoForce int
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -82,6 +85,8 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 		m.input.setValue(*act.fill)
 	}
 	switch {
+	case act.undoForce > 0:
+		m.undone(m.opts.Checkpoints.Undo(act.undoForce, true))
 	case act.openSession != "":
 		return openSession(m.opts.Sessions, act.openSession)
 	case act.interrupt:
@@ -165,26 +170,19 @@ func (d *turnPauseDialog) view(st *themes.Styles) string {
 
 // ---- help ----
 
-// helpDialog lists the keys and slash commands.
+// helpDialog lists the keys (keys: from the keymap) and slash commands.
 type helpDialog struct {
+	pager
+	keys [][2]string
+}
+
+// pager is a dialog of lines that scrolls: up/down (k/j), page keys and
+// the mouse wheel move it, any other key closes it.
+type pager struct {
 	lines  []string
 	scroll int
 	rows   int
 	width  int
-}
-
-var helpKeys = [][2]string{
-	{"enter", "send the message (queued while a turn runs)"},
-	{"alt+enter, ctrl+j", "new line"},
-	{"up / down", "previous / next prompt (on the first / last line)"},
-	{"ctrl+r", "search earlier prompts, of this session and before"},
-	{"esc", "interrupt the turn"},
-	{"ctrl+c", "interrupt the turn; clear the editor; twice to quit"},
-	{"ctrl+d", "quit (on an empty prompt)"},
-	{"pgup / pgdn", "scroll the transcript by a page"},
-	{"ctrl+up / down", "scroll by a line (and the mouse wheel)"},
-	{"home / end", "top / bottom of the transcript (empty prompt)"},
-	{"ctrl+o", "expand / collapse tool output"},
 }
 
 var helpApproval = [][2]string{
@@ -204,9 +202,9 @@ func helpCommands() [][2]string {
 	return rows
 }
 
-func newHelpDialog() *helpDialog { return &helpDialog{} }
+func newHelpDialog(keys [][2]string) *helpDialog { return &helpDialog{keys: keys} }
 
-func (d *helpDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch msg.String() {
@@ -250,15 +248,20 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 			lines = append(lines, prefixed(st.ModalHint.Render, r[1], inner, k, strings.Repeat(" ", kw+2))...)
 		}
 	}
-	section("Keys", helpKeys)
+	section("Keys", d.keys)
 	section("Approval dialog", helpApproval)
 	section("Commands", helpCommands())
+	d.setLines(lines, height)
+}
+
+// setLines fills the pager for a dialog height rows high.
+func (d *pager) setLines(lines []string, height int) {
 	d.lines = lines
 	d.rows = max(height-3, 1)
 	d.scroll = min(d.scroll, max(len(d.lines)-d.rows, 0))
 }
 
-func (d *helpDialog) view(st *themes.Styles) string {
+func (d *pager) view(st *themes.Styles) string {
 	end := min(d.scroll+d.rows, len(d.lines))
 	lines := append([]string(nil), d.lines[d.scroll:end]...)
 	hint := "any key to close"

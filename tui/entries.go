@@ -300,6 +300,9 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		}
 		return prefixed(st.Muted.Render, plainText(oneLine(reason), st.ControlChar), rc.width, "  ⎿ ", "    ")
 	}
+	if lines, ok := e.editDiff(rc); ok {
+		return lines
+	}
 	content = strings.TrimRight(plainText(content, st.ControlChar), "\n ")
 	if content == "" {
 		return nil
@@ -341,6 +344,43 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))
 	}
 	return lines
+}
+
+// collapsedDiff is how many lines of an edit's diff show until the user
+// expands tool output.
+const collapsedDiff = 8
+
+// editDiff draws the result of an applied edit_file as its diff, coloured:
+// the first lines, all of them once expanded and in the scrollback (so the
+// record of what changed is kept whole).
+func (e *toolEntry) editDiff(rc *renderCtx) ([]string, bool) {
+	if e.call.Name != "edit_file" || e.result.Status != chat.StatusOK {
+		return nil, false
+	}
+	head, diff, ok := strings.Cut(e.result.Content, "\n")
+	if !ok || !strings.HasPrefix(diff, "--- ") {
+		return nil, false
+	}
+	st := rc.st
+	lines := styledDiff(st, diff, max(rc.width-4, 8))
+	limit := collapsedDiff
+	if rc.expanded || rc.noHints {
+		limit = maxExpandedOutput
+	}
+	more := max(len(lines)-limit, 0)
+	lines = lines[:len(lines)-more]
+	out := []string{ansi.Truncate(st.Subtle.Render("  ⎿ ")+st.ToolOutput.Render(plainText(head, st.ControlChar)), rc.width, "…")}
+	for _, l := range lines {
+		out = append(out, "    "+l)
+	}
+	if more > 0 {
+		hint := fmt.Sprintf("    … %d more %s", more, plural(more, "line", "lines"))
+		if !rc.noHints {
+			hint += " (ctrl+o to expand)"
+		}
+		out = append(out, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))
+	}
+	return out, true
 }
 
 // ---- notes: hook decisions, warnings, errors, interruptions ----

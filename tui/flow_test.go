@@ -109,7 +109,8 @@ func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	toolbox := tools.NewRegistry(ws)
+	checkpoints := tools.NewCheckpoints(ws)
+	toolbox := tools.NewRegistry(ws, tools.WithCheckpoints(checkpoints))
 	policy := approval.New(approval.Default, toolbox, approval.WithWorkspace(ws.Dir()))
 	reg := hooks.NewRegistry()
 	reg.PreToolCall(policy.Hook())
@@ -128,14 +129,15 @@ func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 	}
 	w := agent.New(cfg)
 	m := New(Options{
-		Agent:   w,
-		Bridge:  bridge,
-		Policy:  policy,
-		Tools:   toolbox,
-		Model:   "flow-model",
-		Workdir: dir,
-		Theme:   "dark",
-		Env:     []string{},
+		Agent:       w,
+		Bridge:      bridge,
+		Policy:      policy,
+		Tools:       toolbox,
+		Checkpoints: checkpoints,
+		Model:       "flow-model",
+		Workdir:     dir,
+		Theme:       "dark",
+		Env:         []string{},
 	})
 	p := newProbe(m)
 	tm := teatest.NewTestModel(t, p,
@@ -372,4 +374,76 @@ func TestFlowReasoning(t *testing.T) {
 			t.Errorf("the reasoning is in an answer: %q", a.raw.String())
 		}
 	}
+}
+
+// TestFlowUndo: two turns change a file through the file tools (and run a
+// command); /diff shows the session's change, /undo reverts the last turn
+// (saying the command is not tracked), a file changed by someone else
+// since is only overwritten once the user says so, and /undo then reverts
+// the first turn too.
+func TestFlowUndo(t *testing.T) {
+	f := newFlow(t, "tui_undo.json")
+	notes := filepath.Join(f.workspace, "notes.md")
+	read := func() string {
+		b, err := os.ReadFile(notes)
+		if err != nil {
+			return "<absent>"
+		}
+		return string(b)
+	}
+	f.submit("write notes")
+	f.p.waitText(t, "Allow write_file?")
+	f.key("y")
+	f.p.waitText(t, "Wrote notes.md.")
+	f.submit("improve them")
+	f.p.waitText(t, "Allow edit_file?")
+	f.key("y")
+	f.p.waitText(t, "Allow bash?")
+	f.key("y")
+	f.p.waitFor(t, "the second turn to end", func(s string) bool {
+		return strings.Contains(flatten(s), "Edited notes.md.") && !strings.Contains(s, "esc to interrupt")
+	})
+	if got := read(); got != "# Notes\nsecond draft\n" {
+		t.Fatalf("notes.md = %q", got)
+	}
+
+	f.submit("/diff")
+	screen := f.p.waitText(t, "Changes in this session")
+	for _, want := range []string{"notes.md created", "+# Notes", "+second draft"} {
+		if !strings.Contains(flatten(screen), want) {
+			t.Errorf("/diff lacks %q:\n%s", want, screen)
+		}
+	}
+	f.key("esc")
+
+	f.submit("/undo")
+	screen = f.p.waitText(t, "undid 1 turn: restored notes.md")
+	if !strings.Contains(flatten(screen), "not tracked, so not undone") || !strings.Contains(flatten(screen), "echo log > run.log") {
+		t.Errorf("the undo does not name the untracked command:\n%s", screen)
+	}
+	if got := read(); got != "# Notes\nfirst draft\n" {
+		t.Errorf("after /undo notes.md = %q, want the first draft", got)
+	}
+
+	// Someone else edits the file: the next undo asks first.
+	if err := os.WriteFile(notes, []byte("# Notes\nmy own words\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.submit("/undo")
+	f.p.waitText(t, "Undo: files changed since")
+	f.key("n")
+	f.p.waitText(t, "undo cancelled")
+	if got := read(); got != "# Notes\nmy own words\n" {
+		t.Fatalf("a cancelled undo changed notes.md: %q", got)
+	}
+	f.submit("/undo")
+	f.p.waitText(t, "Undo: files changed since")
+	f.key("y")
+	f.p.waitText(t, "deleted notes.md (created by the turn)")
+	if got := read(); got != "<absent>" {
+		t.Errorf("after undoing the first turn notes.md = %q, want it gone", got)
+	}
+	f.submit("/undo")
+	f.p.waitText(t, "nothing to undo")
+	f.quit()
 }

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/llmtest"
@@ -155,4 +156,31 @@ func TestGoldenTruncatedAnswer(t *testing.T) {
 	hs.events(evs...)
 	hs.send(frameMsg{})
 	golden(t, "truncated_80x16", hs.screen())
+}
+
+// TestGoldenEditDiff: an applied edit shows as a coloured diff, its first
+// lines with a hint; the scrollback written on exit keeps all of it.
+func TestGoldenEditDiff(t *testing.T) {
+	hs := newHarness(t)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.hold = true
+	hs.typeText("handle empty input").keys("enter")
+	edit := chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: `{"path":"parse.go","old_string":"x","new_string":"y"}`}
+	diff := "--- a/parse.go\n+++ b/parse.go\n@@ -1,6 +1,12 @@\n package parse\n \n-func parse(s string) []string {\n-\treturn strings.Split(s, \",\")\n+// parse splits s at commas; an empty s has no fields.\n+func parse(s string) []string {\n+\tif s == \"\" {\n+\t\treturn nil\n+\t}\n+\tfields := strings.Split(s, \",\")\n+\treturn fields\n }\n+\n+var lastLine = 1\n"
+	hs.events(
+		agent.AssistantMessage{Message: chat.Message{ToolCalls: []chat.ToolCall{edit}}},
+		agent.ToolCallStarted{Call: edit},
+		agent.ToolCallFinished{Call: edit, Result: chat.ToolResult{Status: chat.StatusOK, Content: "Edited parse.go: replaced 1 occurrence.\n" + diff}},
+	)
+	hs.send(frameMsg{})
+	golden(t, "edit_diff_80x24", hs.screen())
+	scrollback := ansi.Strip(strings.Join(hs.m.scrollback(), "\n"))
+	for _, want := range []string{"+var lastLine = 1", "return fields", "-func parse(s string) []string {"} {
+		if !strings.Contains(scrollback, want) {
+			t.Errorf("the scrollback lacks %q:\n%s", want, scrollback)
+		}
+	}
+	if strings.Contains(scrollback, "more lines") {
+		t.Errorf("the scrollback cuts the diff:\n%s", scrollback)
+	}
 }

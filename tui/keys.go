@@ -3,97 +3,35 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
 // handleKey handles a key press: the top dialog gets it when one is open;
 // otherwise the global keys, then the editor.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := msg.String()
-	if k != "ctrl+c" {
+	var b *binding
+	for i := range m.keys {
+		if key.Matches(msg, m.keys[i].key) {
+			b = &m.keys[i]
+			break
+		}
+	}
+	if b == nil || b.action != "cancel" {
 		m.quitArmed = false
 	}
 	m.notice = ""
 	if len(m.dialogs) > 0 {
 		return m.dialogKey(msg)
 	}
-	switch k {
-	case "ctrl+c":
-		return m.ctrlC()
-	case "esc":
-		if m.running {
-			m.interrupt()
-		} else if !m.transcript.atBottom() {
-			m.transcript.toBottom()
+	if b != nil && b.run != nil {
+		if handled, cmd := b.run(m); handled {
+			return cmd
 		}
-		return nil
-	case "ctrl+d":
-		if m.input.empty() {
-			return m.quit()
-		}
-	case "enter":
-		return m.submit()
-	case "ctrl+r":
-		m.searchHistory()
-		return nil
-	case "ctrl+o":
-		m.expanded = !m.expanded
-		for _, e := range m.transcript.entries {
-			switch e.(type) {
-			case *toolEntry, *thinkingEntry:
-				e.base().touch()
-			}
-		}
-		return nil
-	case "up", "ctrl+p":
-		if m.input.atFirstLine() && m.input.historyPrev() {
-			return nil
-		}
-	case "down", "ctrl+n":
-		if m.input.atLastLine() && m.input.historyNext() {
-			return nil
-		}
-	}
-	if m.scrollKey(k) {
-		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.update(msg)
 	return cmd
-}
-
-// scrollKey scrolls the transcript; it reports whether k was a scroll
-// key. Home and End scroll only when the editor is empty (otherwise they
-// move the cursor in it). In inline mode the terminal scrolls its own
-// scrollback, so none of these apply.
-func (m *Model) scrollKey(k string) bool {
-	if m.opts.Inline {
-		return false
-	}
-	t := &m.transcript
-	switch k {
-	case "pgup":
-		t.pageUp()
-	case "pgdown":
-		t.pageDown()
-	case "ctrl+up", "shift+up":
-		t.scroll(-1)
-	case "ctrl+down", "shift+down":
-		t.scroll(1)
-	case "home":
-		if !m.input.empty() {
-			return false
-		}
-		t.toTop()
-	case "end":
-		if !m.input.empty() {
-			return false
-		}
-		t.toBottom()
-	default:
-		return false
-	}
-	return true
 }
 
 // ctrlC interrupts a turn; on an idle prompt it clears the editor, and

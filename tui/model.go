@@ -85,6 +85,12 @@ type Options struct {
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
 	Tools Tools
+	// Checkpoints, when set, records each turn's file changes (a turn
+	// begins with each prompt) and backs /undo and /diff.
+	Checkpoints Checkpoints
+	// Keys rebinds the UI's keys: action name → keys (see KeyActions and
+	// CheckKeys). An invalid keymap leaves the defaults.
+	Keys map[string][]string
 
 	// Model is the model name shown in the status line.
 	Model string
@@ -160,6 +166,8 @@ type Model struct {
 	cancel         context.CancelFunc
 	interrupting   bool
 	turnStart      time.Time
+	keys           []binding // the global keys, dispatched by handleKey
+	menu           menu      // the slash-command menu
 	streaming      *assistantEntry
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
@@ -235,6 +243,11 @@ func New(opts Options) *Model {
 	}
 	if opts.Policy != nil {
 		m.mode = opts.Policy.Mode()
+	}
+	if km, err := keymap(opts.Keys); err == nil {
+		m.keys = km
+	} else {
+		m.keys = defaultKeymap()
 	}
 	name := strings.TrimSpace(opts.Theme)
 	m.themeFixed = name != "" && name != themes.Auto
@@ -515,6 +528,10 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			rows = append(rows[:keep:keep], d...)
 		}
 	} else {
+		if menu := m.menuLines(); len(menu) > 0 {
+			keep := max(len(rows)-len(menu), 0)
+			rows = append(rows[:keep:keep], menu...)
+		}
 		rows = append(rows, m.rule.get(m.ruleKey(), m.ruleLine))
 		inputTop := len(rows)
 		rows = append(rows, m.input.lines...)

@@ -57,6 +57,9 @@ type Config struct {
 	// OnPause is what a non-interactive run does with a call that needs
 	// approval: "deny" (the default) or "save" (--on-pause).
 	OnPause string `json:"on_pause,omitempty"`
+	// Keys rebinds the interactive UI's keys: action → keys, e.g.
+	// {"expand": ["ctrl+e"]} (see README's key table).
+	Keys map[string][]string `json:"keys,omitempty"`
 	// FirstTokenTimeout and StreamIdleTimeout bound the wait for a
 	// model reply's first token and the silence between its chunks.
 	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`

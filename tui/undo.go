@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
+)
+
+// Checkpoints is tackle's record of the files each turn changed
+// (*tools.Checkpoints): /undo reverts turns, /diff shows the session's
+// changes.
+type Checkpoints interface {
+	Begin(prompt string)
+	Undo(n int, force bool) (tools.UndoResult, error)
+	SessionDiff() []tools.FileDiff
+}
+
+// undo runs /undo [N]: the file changes of the last N turns that made
+// any are reverted, unless a file changed since tackle wrote it: then a
+// dialog asks first.
+func (m *Model) undo(arg string) {
+	cp := m.opts.Checkpoints
+	if cp == nil {
+		m.note(noteError, "undo is not available here")
+		return
+	}
+	if m.running {
+		m.note(noteWarn, "a turn is running: interrupt it (esc) before /undo")
+		return
+	}
+	n := 1
+	if arg = strings.TrimSpace(arg); arg != "" {
+		v, err := strconv.Atoi(arg)
+		if err != nil || v < 1 {
+			m.note(noteError, fmt.Sprintf("/undo takes a number of turns (1 or more), not %q", arg))
+			return
+		}
+		n = v
+	}
+	res, err := cp.Undo(n, false)
+	if err == nil && len(res.Changed) > 0 {
+		m.pushDialog(&undoConfirmDialog{n: n, changed: res.Changed})
+		return
+	}
+	m.undone(res, err)
+}
+
+// undone says what an undo did.
+func (m *Model) undone(res tools.UndoResult, err error) {
+	switch {
+	case errors.Is(err, tools.ErrNothingToUndo):
+		m.note(noteInfo, "nothing to undo: no turn of this session changed a file through the file tools")
+		return
+	case err != nil && len(res.Restored)+len(res.Deleted) == 0:
+		m.note(noteError, err.Error())
+		return
+	}
+	var parts []string
+	if len(res.Restored) > 0 {
+		parts = append(parts, "restored "+strings.Join(res.Restored, ", "))
+	}
+	if len(res.Deleted) > 0 {
+		parts = append(parts, "deleted "+strings.Join(res.Deleted, ", ")+" (created by the turn)")
+	}
+	m.note(noteInfo, fmt.Sprintf("undid %d %s: %s", len(res.Turns), plural(len(res.Turns), "turn", "turns"), strings.Join(parts, "; ")))
+	if len(res.Untracked) > 0 {
+		m.note(noteWarn, "not tracked, so not undone: what these commands changed: "+strings.Join(res.Untracked, "; "))
+	}
+	if err != nil {
+		m.note(noteError, err.Error())
+	}
+}
+
+// undoConfirmDialog asks before an undo overwrites files that changed
+// since tackle wrote them.
+type undoConfirmDialog struct {
+	n       int
+	changed []string
+	width   int
+}
+
+func (d *undoConfirmDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return dialogAction{}, nil
+	}
+	switch k.String() {
+	case "y":
+		return dialogAction{close: true, undoForce: d.n}, nil
+	case "n", "esc":
+		return dialogAction{close: true, notice: "undo cancelled: nothing was changed"}, nil
+	}
+	return dialogAction{}, nil
+}
+
+func (d *undoConfirmDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
+
+func (d *undoConfirmDialog) view(st *themes.Styles) string {
+	inner := max(d.width-4, 8)
+	lines := []string{st.ModalTitle.Render("Undo: files changed since")}
+	lines = append(lines, prefixed(st.ModalHint.Render, "These files are no longer what tackle wrote (you, an editor or a command changed them). Undo would overwrite those changes:", inner, "", "")...)
+	for _, p := range d.changed {
+		lines = append(lines, "  "+st.ToolArgs.Render(p))
+	}
+	lines = append(lines, "", joinNonEmpty("   ",
+		st.ModalKey.Render("y")+" "+st.ModalHint.Render("undo anyway"),
+		st.ModalKey.Render("n")+" "+st.ModalHint.Render("keep everything as it is")))
+	return box(st.ModalBorder, lines, d.width)
+}
+
+// showDiff opens /diff: every file the file tools changed in the session,
+// from before the first change to now.
+func (m *Model) showDiff() {
+	cp := m.opts.Checkpoints
+	if cp == nil {
+		m.note(noteError, "/diff is not available here")
+		return
+	}
+	diffs := cp.SessionDiff()
+	if len(diffs) == 0 {
+		m.note(noteInfo, "no file changed through the file tools in this session")
+		return
+	}
+	m.pushDialog(&diffDialog{diffs: diffs})
+}
+
+// diffDialog shows the session's changes, a coloured diff per file.
+type diffDialog struct {
+	pager
+	diffs []tools.FileDiff
+}
+
+func (d *diffDialog) layout(st *themes.Styles, width, height int) {
+	d.width = width
+	inner := max(width-4, 8)
+	lines := []string{st.ModalTitle.Render("Changes in this session") + st.ModalHint.Render(fmt.Sprintf(" — %d %s, through the file tools", len(d.diffs), plural(len(d.diffs), "file", "files")))}
+	for _, f := range d.diffs {
+		what := "changed"
+		switch {
+		case f.Created && f.Deleted:
+			what = "created, then deleted"
+		case f.Created:
+			what = "created"
+		case f.Deleted:
+			what = "deleted"
+		case f.Diff == "":
+			what = "changed back to how it was"
+		}
+		lines = append(lines, "", st.DiffHeader.Render(f.Path)+" "+st.ModalHint.Render(what))
+		lines = append(lines, styledDiff(st, f.Diff, inner)...)
+	}
+	d.setLines(lines, height)
+}
