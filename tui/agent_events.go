@@ -111,6 +111,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.retryPushed(e)
 	case agent.UsageReport:
 		m.usage = m.usage.Add(e.Request)
+		m.addUsage(e.Request)
 		m.ctxSize = e.Request.PromptTokens
 		m.ctxUsed, m.ctxWindow = e.Context, e.Window
 	case agent.CompactStarted:
