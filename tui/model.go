@@ -53,6 +53,9 @@ type Policy interface {
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
 	Revoke(approval.Permission) bool
+	// Protected says why a call writes a protected path ("" when it does
+	// not): "approve these" leaves such a call to be asked on its own.
+	Protected(call chat.ToolCall) string
 }
 
 // Tools tells the UI about the calls it shows; *tools.Registry is one.
