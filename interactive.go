@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/tackle-dev/tackle/agent"
 	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/config"
@@ -28,6 +31,11 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 	if err := tui.CheckKeys(cfg.Keys); err != nil {
 		return usagef("config: %w", err)
 	}
+	for model, p := range cfg.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			return usagef("config: prices: %s: a price cannot be negative", model)
+		}
+	}
 	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
 	if err != nil {
 		return err
@@ -44,6 +52,8 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		Tools:        s.toolbox,
 		Checkpoints:  s.checkpoints,
 		Keys:         cfg.Keys,
+		About:        about(c, s, u),
+		Prices:       prices(cfg),
 		Model:        c.Model,
 		Workdir:      s.root,
 		Theme:        c.Theme,
@@ -88,4 +98,37 @@ func promptHistory(root string, stdio stdio) ([]string, func(string) error) {
 		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
 	}
 	return prompts, h.Append
+}
+
+// about is what the UI's welcome block and /status say of the session.
+func about(c cli, s *session, u *uiSessions) tui.About {
+	a := tui.About{Version: version, Endpoint: cmp.Or(c.BaseURL, agent.DefaultBaseURL)}
+	for _, p := range s.contextParts {
+		if f, ok := strings.CutPrefix(p.Name, "instructions "); ok {
+			a.Instructions = append(a.Instructions, f)
+		}
+	}
+	for ev := hooks.OnPromptSubmit; ev <= hooks.PreCompact; ev++ {
+		if names := s.hooks.Names(ev); len(names) > 0 {
+			a.Hooks = append(a.Hooks, ev.String()+": "+strings.Join(names, ", "))
+		}
+	}
+	a.Session = func() string {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if u.cur == nil {
+			return ""
+		}
+		return u.cur.id()
+	}
+	return a
+}
+
+// prices converts the config's prices per model for /cost.
+func prices(cfg config.Config) map[string]tui.Price {
+	out := make(map[string]tui.Price, len(cfg.Prices))
+	for model, p := range cfg.Prices {
+		out[model] = tui.Price{Input: p.Input, Output: p.Output}
+	}
+	return out
 }

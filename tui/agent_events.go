@@ -111,6 +111,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.retryPushed(e)
 	case agent.UsageReport:
 		m.usage = m.usage.Add(e.Request)
+		m.addUsage(e.Request)
 		m.ctxSize = e.Request.PromptTokens
 		m.ctxUsed, m.ctxWindow = e.Context, e.Window
 	case agent.CompactStarted:
@@ -309,7 +310,9 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		t.touch()
 	}
 	var always func(chat.ToolCall) []string
+	var protected func(chat.ToolCall) string
 	if m.opts.Policy != nil {
+		protected = m.opts.Policy.Protected
 		always = func(c chat.ToolCall) []string {
 			var out []string
 			for _, r := range m.opts.Policy.AlwaysRules(c) {
@@ -318,7 +321,7 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 			return out
 		}
 	}
-	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always))
+	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always, protected, m.renderCtx().summary))
 	return nil
 }
 

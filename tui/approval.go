@@ -29,6 +29,15 @@ type approvalDialog struct {
 	// always lists the session rules "approve always" adds for a call;
 	// nil when the policy cannot say.
 	always func(chat.ToolCall) []string
+	// protected says why a call writes a protected path ("" when it does
+	// not; nil: no policy to ask). "Approve these" never approves such a
+	// call: it is asked about on its own.
+	protected func(chat.ToolCall) string
+	// summary says in one line what a call is about, for the list of the
+	// calls waiting.
+	summary func(chat.ToolCall) string
+	// answered marks the calls "approve these" decided.
+	answered map[int]bool
 
 	reasoning bool // typing a reason for a denial
 	reason    textinput.Model
@@ -42,7 +51,7 @@ type approvalDialog struct {
 	footerHeight int
 }
 
-func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string) *approvalDialog {
+func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string, protected, summary func(chat.ToolCall) string) *approvalDialog {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why not? (the model reads this)"
@@ -53,10 +62,61 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 	s.Cursor.Blink = false // a static cursor needs no timer
 	ti.SetStyles(s)
 	return &approvalDialog{
-		pending: pending,
-		always:  always,
-		reason:  ti,
+		pending:   pending,
+		always:    always,
+		protected: protected,
+		summary:   summary,
+		reason:    ti,
 	}
+}
+
+// waiting are the indexes of the calls not decided yet, the current one
+// first.
+func (d *approvalDialog) waiting() []int {
+	var out []int
+	for i := d.idx; i < len(d.pending); i++ {
+		if !d.answered[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// batchable are the waiting calls "approve these" approves: all but those
+// that write a protected path.
+func (d *approvalDialog) batchable() []int {
+	var out []int
+	for _, i := range d.waiting() {
+		if d.protected == nil || d.protected(d.pending[i].Call) == "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// approveBatch approves every waiting call but the protected ones, which
+// are then asked about one by one.
+func (d *approvalDialog) approveBatch() dialogAction {
+	batch := d.batchable()
+	if len(d.waiting()) < 2 || len(batch) == 0 {
+		return dialogAction{}
+	}
+	if d.answered == nil {
+		d.answered = map[int]bool{}
+	}
+	var act dialogAction
+	for _, i := range batch {
+		d.decisions = append(d.decisions, agent.Decision{CallID: d.pending[i].Call.ID, Verdict: agent.Approve})
+		d.answered[i] = true
+		act.batch = append(act.batch, d.decisions[len(d.decisions)-1])
+	}
+	if next := d.waiting(); len(next) > 0 {
+		d.idx, d.scroll, d.bodyKey = next[0], 0, ""
+		return act
+	}
+	act.close = true
+	act.decisions = slices.Clone(d.decisions)
+	return act
 }
 
 // current is the call being decided.
@@ -88,8 +148,10 @@ func (d *approvalDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 
 func (d *approvalDialog) key(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
 	switch msg.String() {
-	case "y", "Y":
+	case "y":
 		return d.decide(agent.Approve, ""), nil
+	case "Y":
+		return d.approveBatch(), nil
 	case "a", "A":
 		if !d.canAlways() {
 			return dialogAction{}, nil // no rule fits: a is not offered
@@ -146,10 +208,12 @@ func (d *approvalDialog) decide(v agent.Verdict, reason string) dialogAction {
 	p := d.current()
 	d.decisions = append(d.decisions, agent.Decision{CallID: p.Call.ID, Verdict: v, Reason: reason})
 	act := dialogAction{decided: &d.decisions[len(d.decisions)-1]}
-	if d.idx+1 < len(d.pending) {
-		d.idx++
-		d.scroll = 0
-		d.bodyKey = ""
+	if d.answered == nil {
+		d.answered = map[int]bool{}
+	}
+	d.answered[d.idx] = true
+	if next := d.waiting(); len(next) > 0 {
+		d.idx, d.scroll, d.bodyKey = next[0], 0, ""
 		return act
 	}
 	act.close = true
@@ -224,6 +288,13 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 		// approved once.
 		parts[0] = k("y", "approve once")
 	}
+	if w, b := len(d.waiting()), len(d.batchable()); w > 1 && b > 0 {
+		what := fmt.Sprintf("approve these %d", b)
+		if b < w {
+			what = fmt.Sprintf("approve %d of these %d (not the protected)", b, w)
+		}
+		parts = append(parts, k("Y", what))
+	}
 	parts = append(parts, k("n", "deny"), k("d", "deny with reason"), k("esc", "deny"))
 	return flowParts(parts, "   ", inner)
 }
@@ -240,7 +311,7 @@ func (d *approvalDialog) canAlways() bool {
 // control character visible.
 func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 	p := d.current()
-	var out []string
+	out := d.waitingList(st, inner)
 	reason := p.Reason
 	if p.Hook != "" {
 		reason = joinNonEmpty(": ", p.Hook, reason)
@@ -262,6 +333,34 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 		out = append(out, summaryBody(st, pv, inner)...)
 	}
 	return out
+}
+
+// waitingList lists the calls waiting when there are several: one line
+// each, every control character visible, the current one marked and the
+// protected ones named.
+func (d *approvalDialog) waitingList(st *themes.Styles, inner int) []string {
+	w := d.waiting()
+	if len(w) < 2 {
+		return nil
+	}
+	out := []string{st.ModalHint.Render(fmt.Sprintf("%d calls wait for approval:", len(w)))}
+	for _, i := range w {
+		c := d.pending[i].Call
+		mark := "  "
+		if i == d.idx {
+			mark = "› "
+		}
+		what := c.Arguments
+		if d.summary != nil {
+			what = d.summary(c)
+		}
+		line := mark + st.ToolName.Render(c.Name) + " " + visibleStyled(oneLine(what), st.ToolArgs, st.ControlChar)
+		if d.protected != nil && d.protected(c) != "" {
+			line += st.Warn.Render("  (protected: asked on its own)")
+		}
+		out = append(out, ansi.Truncate(line, inner, "…"))
+	}
+	return append(out, "")
 }
 
 // problemLines is the reason a preview is not exactly what will happen.

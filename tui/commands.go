@@ -64,6 +64,14 @@ func slashCommands() []slashCommand {
 			m.showDiff()
 			return nil
 		}},
+		{name: "status", help: "model, endpoint, mode, workspace, session, context use, instruction files and hooks", run: func(m *Model, _ string) tea.Cmd {
+			m.showStatus()
+			return nil
+		}},
+		{name: "cost", help: "tokens in and out per model this session, and their cost where a price is configured", run: func(m *Model, _ string) tea.Cmd {
+			m.showCost()
+			return nil
+		}},
 		{name: "theme", args: "<name>", help: "switch the theme", run: func(m *Model, arg string) tea.Cmd {
 			m.setThemeByName(arg)
 			return nil

@@ -26,8 +26,10 @@ type dialog interface {
 // dialogAction is what a dialog asks the root model to do.
 type dialogAction struct {
 	close bool
-	// decided is the decision just made for one pending call.
+	// decided is the decision just made for one pending call; batch
+	// those "approve these" made.
 	decided *agent.Decision
+	batch   []agent.Decision
 	// decisions, when set, answer every pending call: resume the run.
 	decisions []agent.Decision
 	// interrupt stops the run: every pending call is answered with an
@@ -74,6 +76,9 @@ func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	if act.decided != nil {
 		m.showDecided(*act.decided)
+	}
+	for _, dec := range act.batch {
+		m.showDecided(dec)
 	}
 	if act.notice != "" {
 		m.note(noteInfo, act.notice)
@@ -187,6 +192,7 @@ type pager struct {
 
 var helpApproval = [][2]string{
 	{"y", "approve the call"},
+	{"Y", "approve every call waiting, but those writing a protected path (asked on their own)"},
 	{"a", "approve, and allow calls like it for this session"},
 	{"n, esc", "deny"},
 	{"d", "deny and tell the model why"},

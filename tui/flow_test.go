@@ -447,3 +447,35 @@ func TestFlowUndo(t *testing.T) {
 	f.p.waitText(t, "nothing to undo")
 	f.quit()
 }
+
+// TestFlowApproveThese: three parallel calls through the real Worker; Y
+// approves the two that write no protected path, the one that does is
+// asked on its own and denied; the model gets one result per call.
+func TestFlowApproveThese(t *testing.T) {
+	f := newFlow(t, "tui_batch.json")
+	f.submit("do three things")
+	f.p.waitText(t, "3 calls wait for approval:")
+	f.key("Y")
+	f.p.waitFor(t, "the protected call on its own", func(s string) bool {
+		return strings.Contains(s, "Allow write_file?") && !strings.Contains(s, "calls wait for approval")
+	})
+	f.key("n")
+	f.p.waitText(t, "Done with what was allowed.")
+	for _, name := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(f.workspace, name)); err != nil {
+			t.Errorf("%s was not written: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.workspace, ".git", "config")); !os.IsNotExist(err) {
+		t.Errorf(".git/config was written: %v", err)
+	}
+	if r := f.toolResult("call_3"); !strings.Contains(r, "denied") {
+		t.Errorf("the protected call's result: %q", r)
+	}
+	for _, id := range []string{"call_1", "call_2"} {
+		if r := f.toolResult(id); strings.Contains(r, "denied") {
+			t.Errorf("%s: %q", id, r)
+		}
+	}
+	f.quit()
+}

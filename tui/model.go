@@ -53,6 +53,9 @@ type Policy interface {
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
 	Revoke(approval.Permission) bool
+	// Protected says why a call writes a protected path ("" when it does
+	// not): "approve these" leaves such a call to be asked on its own.
+	Protected(call chat.ToolCall) string
 }
 
 // Tools tells the UI about the calls it shows; *tools.Registry is one.
@@ -88,6 +91,11 @@ type Options struct {
 	// Checkpoints, when set, records each turn's file changes (a turn
 	// begins with each prompt) and backs /undo and /diff.
 	Checkpoints Checkpoints
+	// About says what the welcome block (shown when About.Version is set)
+	// and /status show; Prices are
+	// the configured prices per model, for /cost.
+	About  About
+	Prices map[string]Price
 	// Keys rebinds the UI's keys: action name → keys (see KeyActions and
 	// CheckKeys). An invalid keymap leaves the defaults.
 	Keys map[string][]string
@@ -166,8 +174,9 @@ type Model struct {
 	cancel         context.CancelFunc
 	interrupting   bool
 	turnStart      time.Time
-	keys           []binding // the global keys, dispatched by handleKey
-	menu           menu      // the slash-command menu
+	keys           []binding             // the global keys, dispatched by handleKey
+	usageBy        map[string]chat.Usage // tokens per model, for /cost
+	menu           menu                  // the slash-command menu
 	streaming      *assistantEntry
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
@@ -259,6 +268,9 @@ func New(opts Options) *Model {
 	m.setTheme(th)
 	m.input = newInput(&m.styles)
 	m.input.loadHistory(opts.History)
+	if opts.About.Version != "" {
+		m.transcript.add(m.welcome())
+	}
 	if opts.Resumed != nil {
 		m.resumeSession(*opts.Resumed)
 	}

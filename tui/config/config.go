@@ -60,6 +60,9 @@ type Config struct {
 	// Keys rebinds the interactive UI's keys: action → keys, e.g.
 	// {"expand": ["ctrl+e"]} (see README's key table).
 	Keys map[string][]string `json:"keys,omitempty"`
+	// Prices are what models cost, for /cost: model name → dollars per
+	// million input and output tokens.
+	Prices map[string]Price `json:"prices,omitempty"`
 	// FirstTokenTimeout and StreamIdleTimeout bound the wait for a
 	// model reply's first token and the silence between its chunks.
 	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`
@@ -381,4 +384,10 @@ type ClaudeHooks struct {
 	// Hooks are Claude Code hooks by Claude event name, as in a Claude
 	// Code settings file.
 	Hooks map[string][]claude.Group `json:"hooks,omitempty"`
+}
+
+// Price is a model's price in dollars per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
 }
