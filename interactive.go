@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	sessions "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/config"
 )
@@ -53,6 +56,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		Checkpoints:  s.checkpoints,
 		Keys:         cfg.Keys,
 		About:        about(c, s, u),
+		Mentions:     tui.WorkspaceMentions{WS: s.ws, Refuse: s.refuseMention},
 		Prices:       prices(cfg),
 		Model:        c.Model,
 		Workdir:      s.root,
@@ -131,4 +135,18 @@ func prices(cfg config.Config) map[string]tui.Price {
 		out[model] = tui.Price{Input: p.Input, Output: p.Output}
 	}
 	return out
+}
+
+// refuseMention says why the UI may not attach the file rel to a message
+// (@path): a deny rule on reading it, or a protected file (secrets, .git,
+// tackle's config …), which the user pastes if the model should see it.
+func (s *session) refuseMention(rel string) string {
+	if !s.policy.ReadAllowed(rel) {
+		return "an approval rule denies reading it"
+	}
+	args, _ := json.Marshal(tools.WriteFileArgs{Path: rel})
+	if why := s.policy.Protected(chat.ToolCall{Name: tools.WriteFile, Arguments: string(args)}); why != "" {
+		return "it is a protected file; paste what the model should see instead"
+	}
+	return ""
 }

@@ -190,3 +190,63 @@ func TestUndoRefusesAPathOutOfTheWorkspace(t *testing.T) {
 		t.Errorf("a file was written outside the workspace: %v", err)
 	}
 }
+
+func TestWorkspaceFiles(t *testing.T) {
+	_, _, dir := newCheckpointed(t)
+	for _, f := range []string{"a.go", "sub/b.go", "ignored.log", ".git/config", "sub/deep/c.txt"} {
+		writeFile(t, dir, f, "x")
+	}
+	writeFile(t, dir, ".gitignore", "*.log\n")
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	files, cut := ws.Files(t.Context(), 100)
+	if want := []string{".gitignore", "a.go", "sub/b.go", "sub/deep/c.txt"}; !slices.Equal(files, want) || cut {
+		t.Errorf("Files = %q (cut %v), want %q", files, cut, want)
+	}
+	if files, cut := ws.Files(t.Context(), 2); len(files) != 2 || !cut {
+		t.Errorf("Files with a limit of 2 = %q, cut %v", files, cut)
+	}
+}
+
+// TestReadMention: a mentioned file is read inside the workspace only —
+// not through .., an absolute path out or a symbolic link out — not a
+// binary, at most MaxMention bytes, and not when allowed refuses it.
+func TestReadMention(t *testing.T) {
+	_, _, dir := newCheckpointed(t)
+	outside := filepath.Join(t.TempDir(), "passwd")
+	writeFile(t, filepath.Dir(outside), "passwd", "root:x:0:0\n")
+	writeFile(t, dir, "notes.md", "# Notes\n")
+	writeFile(t, dir, "big.txt", strings.Repeat("é", MaxMention)) // two bytes each
+	writeFile(t, dir, "bin.dat", "a\x00b")
+	writeFile(t, dir, ".env", "TOKEN=secret\n")
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	noEnv := func(rel string) string {
+		if rel == ".env" {
+			return ".env is protected"
+		}
+		return ""
+	}
+	m, err := ws.ReadMention("notes.md", noEnv)
+	if err != nil || m.Text != "# Notes\n" || m.Cut != 0 {
+		t.Errorf("notes.md: %+v, %v", m, err)
+	}
+	m, err = ws.ReadMention("big.txt", noEnv)
+	if err != nil || len(m.Text) != MaxMention || m.Cut != int64(MaxMention) {
+		t.Errorf("big.txt: %d bytes, cut %d, %v", len(m.Text), m.Cut, err)
+	}
+	for _, p := range []string{"../../../../etc/passwd", outside, "link", "bin.dat", ".env", "missing.txt"} {
+		if m, err := ws.ReadMention(p, noEnv); err == nil || strings.Contains(m.Text, "root:") {
+			t.Errorf("%s was attached: %+v", p, m)
+		}
+	}
+}

@@ -22,11 +22,12 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	}
 	m.transcript.add(&userEntry{text: text})
 	m.transcript.toBottom()
+	message := m.attachMentions(text)
 	m.turnStart = m.now()
 	m.retry = ""
 	m.checks = nil
 	clear(m.tools)
-	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, text)
+	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, message)
 }
 
 // resume answers a paused run.

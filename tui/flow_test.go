@@ -134,10 +134,16 @@ func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 		Policy:      policy,
 		Tools:       toolbox,
 		Checkpoints: checkpoints,
-		Model:       "flow-model",
-		Workdir:     dir,
-		Theme:       "dark",
-		Env:         []string{},
+		Mentions: WorkspaceMentions{WS: ws, Refuse: func(rel string) string {
+			if rel == ".env" {
+				return "it is a protected file"
+			}
+			return ""
+		}},
+		Model:   "flow-model",
+		Workdir: dir,
+		Theme:   "dark",
+		Env:     []string{},
 	})
 	p := newProbe(m)
 	tm := teatest.NewTestModel(t, p,
@@ -475,6 +481,63 @@ func TestFlowApproveThese(t *testing.T) {
 	for _, id := range []string{"call_1", "call_2"} {
 		if r := f.toolResult(id); strings.Contains(r, "denied") {
 			t.Errorf("%s: %q", id, r)
+		}
+	}
+	f.quit()
+}
+
+// TestFlowMentionAttachesFiles: @ opens a menu of the workspace's files
+// (fuzzy), tab completes, and the message the model gets carries the
+// mentioned file's content. Paths out of the workspace (.., a link out)
+// and a protected file are not attached: the transcript says why.
+func TestFlowMentionAttachesFiles(t *testing.T) {
+	f := newFlow(t, "tui_mention.json")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	for name, body := range map[string]string{"docs/notes.md": "# Notes\nthe plan\n", ".env": "TOKEN=hunter2\n", outside: "outside the workspace\n"} {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(f.workspace, name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(f.workspace, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	f.tm.Type("read @nts")
+	f.p.waitText(t, "@docs/notes.md")
+	f.key("tab")
+	f.p.waitFor(t, "the completed mention", func(s string) bool { return strings.Contains(s, "› read @docs/notes.md") })
+	f.tm.Type("and @../" + filepath.Base(filepath.Dir(outside)) + "/secret.txt @link.txt @.env")
+	f.key("esc") // close the menu
+	f.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	f.p.waitText(t, "I read the notes you attached.")
+	screen := f.p.waitText(t, "attached docs/notes.md")
+	for _, want := range []string{"@link.txt not attached", "@.env not attached: it is a protected file"} {
+		if !strings.Contains(flatten(screen), want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, screen)
+		}
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var user string
+	for _, m := range reqs[0].Messages {
+		if m.Role == chat.RoleUser {
+			user = m.Content
+		}
+	}
+	if !strings.Contains(user, "<file path=\"docs/notes.md\">\n# Notes\nthe plan\n</file>") {
+		t.Errorf("the message lacks the file:\n%s", user)
+	}
+	for _, leak := range []string{"hunter2", "outside the workspace"} {
+		if strings.Contains(user, leak) {
+			t.Errorf("the message leaks %q:\n%s", leak, user)
 		}
 	}
 	f.quit()

@@ -108,9 +108,9 @@ func TestSlashMenu(t *testing.T) {
 	h.typeText("mo")
 	var names []string
 	for _, c := range h.m.menuItems() {
-		names = append(names, c.name)
+		names = append(names, c.label)
 	}
-	if !slices.Equal(names, []string{"mode", "model"}) {
+	if !slices.Equal(names, []string{"/mode <mode>", "/model <name>"}) {
 		t.Fatalf("menu for /mo = %q", names)
 	}
 	if screen := h.screen(); !strings.Contains(screen, "/model <name>") || !strings.Contains(screen, "switch the model") {

@@ -91,6 +91,9 @@ type Options struct {
 	// Checkpoints, when set, records each turn's file changes (a turn
 	// begins with each prompt) and backs /undo and /diff.
 	Checkpoints Checkpoints
+	// Mentions, when set, backs @path: completion of the workspace's
+	// files, and their content attached to the message.
+	Mentions Mentions
 	// About says what the welcome block (shown when About.Version is set)
 	// and /status show; Prices are
 	// the configured prices per model, for /cost.
@@ -176,7 +179,8 @@ type Model struct {
 	turnStart      time.Time
 	keys           []binding             // the global keys, dispatched by handleKey
 	usageBy        map[string]chat.Usage // tokens per model, for /cost
-	menu           menu                  // the slash-command menu
+	menu           menu                  // the completion menu above the editor
+	files          fileList              // the workspace's files, for @path
 	streaming      *assistantEntry
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry

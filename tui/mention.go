@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tackle-dev/tackle/tools"
+)
+
+// Mentions backs @path in the editor: the workspace's files for the
+// completion menu, and a file's content to attach to the message.
+type Mentions interface {
+	// Files lists the workspace's files (as the search tools see them).
+	Files() []string
+	// Attach reads a mentioned file for the message: inside the
+	// workspace, not a protected or denied file, bounded.
+	Attach(path string) (tools.Mention, error)
+}
+
+// mentionEntries are the files matching the word being typed when it
+// starts with "@", best first.
+func (m *Model) mentionEntries(v string) []menuEntry {
+	if m.opts.Mentions == nil || strings.ContainsAny(v, "\n") {
+		return nil
+	}
+	start := strings.LastIndexAny(v, " \t") + 1
+	word := v[start:]
+	if !strings.HasPrefix(word, "@") {
+		return nil
+	}
+	query := strings.ToLower(word[1:])
+	type hit struct {
+		path  string
+		score int
+	}
+	var hits []hit
+	for _, f := range m.mentionFiles() {
+		if s, ok := fuzzyScore(strings.ToLower(f), query); ok {
+			hits = append(hits, hit{f, s})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(a.path), len(b.path)), strings.Compare(a.path, b.path))
+	})
+	var out []menuEntry
+	for _, h := range hits[:min(len(hits), 50)] {
+		out = append(out, menuEntry{label: "@" + h.path, help: "attach the file", text: v[:start] + "@" + h.path + " ", wait: true})
+	}
+	return out
+}
+
+// mentionFiles lists the workspace's files once per session.
+func (m *Model) mentionFiles() []string {
+	m.files.once.Do(func() { m.files.list = m.opts.Mentions.Files() })
+	return m.files.list
+}
+
+// fileList is the workspace's files, listed on first use.
+type fileList struct {
+	once sync.Once
+	list []string
+}
+
+// fuzzyScore matches query's characters in order in p: a match in the
+// file's base name counts more, a run of adjacent characters more still.
+func fuzzyScore(p, query string) (int, bool) {
+	if query == "" {
+		return 0, true
+	}
+	if strings.HasPrefix(path.Base(p), query) {
+		return 1000 - len(p), true
+	}
+	if strings.Contains(p, query) {
+		return 500 - len(p), true
+	}
+	score, i, run := 0, 0, 0
+	for j := 0; j < len(p) && i < len(query); j++ {
+		if p[j] == query[i] {
+			i++
+			run++
+			score += run
+			continue
+		}
+		run = 0
+	}
+	return score, i == len(query)
+}
+
+// mentionRE finds @path words in a message.
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s]+)`) })
+
+// attachMentions returns the message to send for text: text, then the
+// content of each file it mentions with @path, each in a block that names
+// it. Files that cannot be attached are said in the transcript and left
+// out.
+func (m *Model) attachMentions(text string) string {
+	if m.opts.Mentions == nil {
+		return text
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, match := range mentionRE().FindAllStringSubmatch(text, -1) {
+		p := strings.TrimRight(match[1], ".,;:!?)")
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		f, err := m.opts.Mentions.Attach(p)
+		if err != nil {
+			m.note(noteWarn, fmt.Sprintf("@%s not attached: %v", p, err))
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s", f.Path, f.Text)
+		if !strings.HasSuffix(f.Text, "\n") {
+			b.WriteByte('\n')
+		}
+		note := fmt.Sprintf("attached %s (%s)", f.Path, byteSize(int64(len(f.Text))))
+		if f.Cut > 0 {
+			fmt.Fprintf(&b, "[the rest of the file, %d bytes, was left out]\n", f.Cut)
+			note += fmt.Sprintf(", its first %s only", byteSize(tools.MaxMention))
+		}
+		b.WriteString("</file>")
+		m.note(noteInfo, note)
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	return text + b.String()
+}
+
+func byteSize(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+// fileLimit bounds the files the @path menu lists.
+const fileLimit = 20000
+
+// WorkspaceMentions is Mentions over a workspace: files as the search
+// tools list them, read inside the workspace only.
+type WorkspaceMentions struct {
+	WS *tools.Workspace
+	// Refuse says why a file (workspace-relative, links resolved) may
+	// not be attached: a deny rule, a protected or secret file. "" lets it.
+	Refuse func(rel string) string
+}
+
+// Files lists the workspace's files, at most fileLimit.
+func (w WorkspaceMentions) Files() []string {
+	files, _ := w.WS.Files(context.Background(), fileLimit)
+	return files
+}
+
+// Attach reads a mentioned file.
+func (w WorkspaceMentions) Attach(path string) (tools.Mention, error) {
+	return w.WS.ReadMention(path, w.Refuse)
+}
