@@ -323,9 +323,9 @@ func TestE2ETUITrustDialog(t *testing.T) {
 	s.waitExit()
 }
 
-// TestE2ETUISlashMenuAndUndo: in the built binary, "/" opens the command
-// menu, typing filters it, tab completes, and /undo reverts the file the
-// last turn wrote.
+// TestE2ETUISlashMenuAndUndo: in the built binary, alt+up puts the item
+// cursor on the tool call, "/" opens the command menu, typing filters it,
+// tab completes, and /undo reverts the file the last turn wrote.
 func TestE2ETUISlashMenuAndUndo(t *testing.T) {
 	e := newE2E(t, "tui_undo.json")
 	s := e.startTUI()
@@ -339,6 +339,12 @@ func TestE2ETUISlashMenuAndUndo(t *testing.T) {
 	if _, err := os.Stat(notes); err != nil {
 		t.Fatalf("the turn did not write notes.md: %v", err)
 	}
+
+	// The item cursor reaches the tool call in a real terminal (alt+up).
+	s.keys("M-Up")
+	s.waitFor("›✓ write_file")
+	s.keys("Escape")
+	s.waitUntil("the cursor gone", func(sc string) bool { return !strings.Contains(sc, "›✓ write_file") })
 
 	s.typeText("/")
 	s.waitFor("/compact [focus]")

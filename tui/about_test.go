@@ -68,3 +68,34 @@ func TestStatusAndCost(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineDegrades: as the terminal narrows, the status line gives
+// way by priority: the working directory shortens to its last names
+// before anything is dropped, then goes; the model and mode stay longest.
+func TestStatusLineDegrades(t *testing.T) {
+	for _, tc := range []struct {
+		width     int
+		want, not []string
+	}{
+		{200, []string{"test-model · default · 1.2k tok (ctx 1.2k) · ~/src/github.com/acme/widget-service"}, nil},
+		{60, []string{"test-model · default · 1.2k tok · …/widget-service"}, []string{"github.com"}},
+		{44, []string{"test-model · default"}, []string{"widget-service"}},
+	} {
+		h := newHarness(t, func(o *Options) { o.Workdir = "/home/user/src/github.com/acme/widget-service" })
+		h.send(tea.WindowSizeMsg{Width: tc.width, Height: 10})
+		h.events(agent.UsageReport{Request: chat.Usage{PromptTokens: 1200, TotalTokens: 1200}, Context: 1200, Window: 0})
+		lines := strings.Split(h.screen(), "\n")
+		status := lines[len(lines)-1]
+		for _, w := range tc.want {
+			if !strings.Contains(status, w) {
+				t.Errorf("at %d columns the status line %q lacks %q", tc.width, status, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(status, n) {
+				t.Errorf("at %d columns the status line %q has %q", tc.width, status, n)
+			}
+		}
+		golden(t, "status_"+itoa(tc.width)+"x10", status)
+	}
+}

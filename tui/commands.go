@@ -143,6 +143,7 @@ func (m *Model) clearSession() tea.Cmd {
 		return nil
 	}
 	m.transcript.clear()
+	m.focus = -1
 	clear(m.tools)
 	m.checks, m.streaming, m.thinking = nil, nil, nil
 	if m.opts.NewAgent != nil {

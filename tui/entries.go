@@ -210,6 +210,7 @@ const maxExpandedOutput = 400
 
 type toolEntry struct {
 	cache
+	fold
 	call   chat.ToolCall
 	state  toolState
 	result chat.ToolResult
@@ -272,7 +273,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 			line = ansi.Truncate(line, rc.width, "…")
 		}
 	}
-	lines := []string{ansi.Truncate(line, rc.width, "…")}
+	lines := []string{e.mark(rc, ansi.Truncate(line, rc.width, "…"))}
 	if e.state == toolDone {
 		lines = append(lines, e.body(rc)...)
 	}
@@ -312,7 +313,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 	if e.result.Status == chat.StatusError {
 		limit = 2 * collapsedOutput
 	}
-	if rc.expanded {
+	if e.expandedIn(rc) {
 		limit = maxExpandedOutput
 	}
 	more := 0
@@ -330,7 +331,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		if i == 0 {
 			prefix = "  ⎿ "
 		}
-		if rc.expanded {
+		if e.expandedIn(rc) {
 			lines = append(lines, prefixed(style.Render, l, rc.width, prefix, "    ")...)
 			continue
 		}
@@ -338,7 +339,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 	}
 	if more > 0 {
 		hint := fmt.Sprintf("    … %d more %s", more, plural(more, "line", "lines"))
-		if !rc.expanded && !rc.noHints {
+		if !e.expandedIn(rc) && !rc.noHints {
 			hint += " (ctrl+o to expand)"
 		}
 		lines = append(lines, ansi.Truncate(st.Subtle.Render(hint), rc.width, "…"))
@@ -364,7 +365,7 @@ func (e *toolEntry) editDiff(rc *renderCtx) ([]string, bool) {
 	st := rc.st
 	lines := styledDiff(st, diff, max(rc.width-4, 8))
 	limit := collapsedDiff
-	if rc.expanded || rc.noHints {
+	if e.expandedIn(rc) || rc.noHints {
 		limit = maxExpandedOutput
 	}
 	more := max(len(lines)-limit, 0)

@@ -36,7 +36,7 @@ func defaultKeymap() []binding {
 			return true, m.submit()
 		}, "enter"),
 		bind("newline", "new line (so does shift+enter where the terminal reports it)", nil, "alt+enter", "ctrl+j"),
-		bind("complete", "complete the slash command chosen in the menu", func(m *Model) (bool, tea.Cmd) { return m.completeCommand(), nil }, "tab"),
+		bind("complete", "complete the command or file chosen in the menu", func(m *Model) (bool, tea.Cmd) { return m.completeCommand(), nil }, "tab"),
 		bind("history-prev", "previous prompt (on the first line); in the slash menu, the entry above", func(m *Model) (bool, tea.Cmd) {
 			return m.menuMove(-1) || (m.input.atFirstLine() && m.input.historyPrev()), nil
 		}, "up", "ctrl+p"),
@@ -47,8 +47,10 @@ func defaultKeymap() []binding {
 			m.searchHistory()
 			return true, nil
 		}, "ctrl+r"),
-		bind("interrupt", "interrupt the turn; close the slash menu; when idle, back to the bottom of the transcript", func(m *Model) (bool, tea.Cmd) {
+		bind("interrupt", "leave the item cursor; else interrupt the turn; else close the menu or go back to the bottom of the transcript", func(m *Model) (bool, tea.Cmd) {
 			switch {
+			case m.focus >= 0: // the item cursor first, then the turn
+				m.setFocus(-1)
 			case m.running:
 				m.interrupt()
 			case m.closeMenu():
@@ -64,10 +66,18 @@ func defaultKeymap() []binding {
 			}
 			return true, m.quit()
 		}, "ctrl+d"),
-		bind("expand", "expand / collapse tool output and reasoning", func(m *Model) (bool, tea.Cmd) {
-			m.toggleExpanded()
+		bind("expand", "expand / collapse the focused item, or all tool output and reasoning", func(m *Model) (bool, tea.Cmd) {
+			if !m.toggleFocused() {
+				m.toggleExpanded()
+			}
 			return true, nil
 		}, "ctrl+o"),
+		bind("focus-prev", "move the item cursor to the tool call or reasoning above; ctrl+o then expands only that one", func(m *Model) (bool, tea.Cmd) {
+			return m.moveFocus(-1), nil
+		}, "alt+up"),
+		bind("focus-next", "move the item cursor down; esc leaves it", func(m *Model) (bool, tea.Cmd) {
+			return m.moveFocus(1), nil
+		}, "alt+down"),
 		bind("page-up", "scroll the transcript up a page", scroller((*transcript).pageUp), "pgup"),
 		bind("page-down", "scroll the transcript down a page", scroller((*transcript).pageDown), "pgdown"),
 		bind("line-up", "scroll up a line (and the mouse wheel)", scroller(func(t *transcript) { t.scroll(-1) }), "ctrl+up", "shift+up"),

@@ -78,7 +78,7 @@ func TestUserKeymap(t *testing.T) {
 	if !h.m.expanded {
 		t.Error("the default key still works after the rebinding")
 	}
-	if rows := helpKeyRows(h.m.keys); !slices.Contains(rows, [2]string{"ctrl+e", "expand / collapse tool output and reasoning"}) {
+	if rows := helpKeyRows(h.m.keys); !slices.Contains(rows, [2]string{"ctrl+e", "expand / collapse the focused item, or all tool output and reasoning"}) {
 		t.Errorf("/help does not show the user's key: %q", rows)
 	}
 	for _, tc := range []struct {

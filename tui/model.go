@@ -181,6 +181,7 @@ type Model struct {
 	usageBy        map[string]chat.Usage // tokens per model, for /cost
 	menu           menu                  // the completion menu above the editor
 	files          fileList              // the workspace's files, for @path
+	focus          int                   // the item cursor's entry, -1 for none
 	streaming      *assistantEntry
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
@@ -253,6 +254,7 @@ func New(opts Options) *Model {
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
 		model:      opts.Model,
+		focus:      -1,
 	}
 	if opts.Policy != nil {
 		m.mode = opts.Policy.Mode()

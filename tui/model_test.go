@@ -542,7 +542,12 @@ func TestSlashCommands(t *testing.T) {
 	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "alt+enter, ctrl+j") {
 		t.Fatalf("/help:\n%s", h.screen())
 	}
-	h.keys("pgdown")
+	for range 5 {
+		if strings.Contains(h.screen(), "/mode <mode>") {
+			break
+		}
+		h.keys("pgdown")
+	}
 	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "/mode <mode>") {
 		t.Fatalf("/help, scrolled:\n%s", h.screen())
 	}

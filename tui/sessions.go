@@ -105,6 +105,7 @@ func (m *Model) sessionOpened(msg sessionOpenedMsg) tea.Cmd {
 // approval dialog when it paused.
 func (m *Model) resumeSession(res Resumed) tea.Cmd {
 	m.transcript.clear()
+	m.focus = -1
 	clear(m.tools)
 	m.checks, m.streaming, m.retry = nil, nil, ""
 	m.usage, m.ctxSize = chat.Usage{}, 0

@@ -20,28 +20,32 @@ func (m *Model) statusLine() string {
 
 	type part struct {
 		text string
-		drop int // higher drops first
+		drop int // higher gives way first
+		// shorter are shorter forms of text, tried in turn before the
+		// part is dropped.
+		shorter []string
 	}
 	parts := []part{
-		{m.model, 2},
-		{string(m.mode), 1},
+		{text: m.model, drop: 2},
+		{text: string(m.mode), drop: 1},
 	}
 	if m.usage.TotalTokens > 0 {
 		tok := tokens(m.usage.TotalTokens) + " tok"
-		parts = append(parts, part{tok, 3})
+		parts = append(parts, part{text: tok, drop: 3})
 		if m.ctxSize > 0 && m.ctxWindow == 0 {
+			parts[len(parts)-1].shorter = []string{tok}
 			parts[len(parts)-1].text += " (ctx " + tokens(m.ctxSize) + ")"
 		}
 	}
 	ctx := m.contextUse()
 	if ctx != "" {
-		parts = append(parts, part{ctx, 1})
+		parts = append(parts, part{text: ctx, drop: 1})
 	}
 	if m.retry != "" {
-		parts = append(parts, part{m.retry, 0})
+		parts = append(parts, part{text: m.retry, drop: 0})
 	}
 	if dir := m.displayDir(); dir != "" {
-		parts = append(parts, part{dir, 4})
+		parts = append(parts, part{text: dir, drop: 4, shorter: shorterPaths(dir)})
 	}
 
 	render := func(ps []part) string {
@@ -60,13 +64,23 @@ func (m *Model) statusLine() string {
 	}
 	right := render(parts)
 	for ansi.StringWidth(left)+2+ansi.StringWidth(right) > w && len(parts) > 0 {
-		worst := 0
+		// Shorten before dropping: the part that gives way first among
+		// those with a shorter form; when none has one, drop that part.
+		shrink, worst := -1, 0
 		for i, p := range parts {
+			if len(p.shorter) > 0 && (shrink < 0 || p.drop > parts[shrink].drop) {
+				shrink = i
+			}
 			if p.drop > parts[worst].drop {
 				worst = i
 			}
 		}
-		parts = append(parts[:worst], parts[worst+1:]...)
+		if shrink >= 0 {
+			p := &parts[shrink]
+			p.text, p.shorter = p.shorter[0], p.shorter[1:]
+		} else {
+			parts = append(parts[:worst], parts[worst+1:]...)
+		}
 		right = render(parts)
 	}
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
@@ -74,6 +88,21 @@ func (m *Model) statusLine() string {
 		return truncate(left, w)
 	}
 	return left + strings.Repeat(" ", gap) + right
+}
+
+// shorterPaths are ever shorter forms of a directory for the status
+// line: its last two names, then its last name, after "…/".
+func shorterPaths(dir string) []string {
+	names := strings.Split(strings.TrimSuffix(filepath.ToSlash(dir), "/"), "/")
+	var out []string
+	for keep := 2; keep >= 1; keep-- {
+		if len(names) > keep {
+			if s := "…/" + strings.Join(names[len(names)-keep:], "/"); len(s) < len(dir) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // statusKey describes everything the status line shows.

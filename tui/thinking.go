@@ -17,6 +17,7 @@ const liveThinkingLines = 4
 // whole. It is never part of the answer.
 type thinkingEntry struct {
 	cache
+	fold
 	text strings.Builder
 	done bool
 }
@@ -49,7 +50,7 @@ func (e *thinkingEntry) render(rc *renderCtx) []string {
 		head = "✻ Thought"
 	}
 	switch {
-	case rc.expanded:
+	case e.expandedIn(rc):
 		if len(body) > maxExpandedOutput {
 			body = body[len(body)-maxExpandedOutput:]
 		}
@@ -66,5 +67,5 @@ func (e *thinkingEntry) render(rc *renderCtx) []string {
 		}
 		body = nil
 	}
-	return append([]string{ansi.Truncate(st.Muted.Italic(true).Render(head), rc.width, "…")}, body...)
+	return append([]string{e.mark(rc, ansi.Truncate(st.Muted.Italic(true).Render(head), rc.width, "…"))}, body...)
 }

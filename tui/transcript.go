@@ -25,9 +25,13 @@ type transcript struct {
 	follow bool
 
 	printed int // inline mode: entries already in the terminal's scrollback
+
+	// reveal, when not -1, is an entry the next layout scrolls into view
+	// (the item cursor's).
+	reveal int
 }
 
-func newTranscript() transcript { return transcript{follow: true} }
+func newTranscript() transcript { return transcript{follow: true, reveal: -1} }
 
 func (t *transcript) add(e entry) {
 	e.base().dirty = true
@@ -35,7 +39,7 @@ func (t *transcript) add(e entry) {
 }
 
 func (t *transcript) clear() {
-	*t = transcript{width: t.width, height: t.height, follow: true}
+	*t = transcript{width: t.width, height: t.height, follow: true, reveal: -1}
 }
 
 func (t *transcript) empty() bool { return len(t.entries) == 0 }
@@ -86,7 +90,26 @@ func (t *transcript) layout(rc *renderCtx, frame bool) {
 		n := len(t.entries[anchor].base().lines)
 		t.top = t.starts[anchor] + min(offset, max(n-1, 0))
 	}
+	if i := t.reveal; i >= 0 && i < len(t.entries) {
+		t.reveal = -1
+		t.show(i)
+	}
 	t.clamp()
+}
+
+// show scrolls entry i into the window: its first line, and as much of it
+// as fits.
+func (t *transcript) show(i int) {
+	first, n := t.starts[i], len(t.entries[i].base().lines)
+	switch {
+	case first < t.top:
+		t.top = first
+	case first+n > t.top+t.height:
+		t.top = min(first, first+n-t.height)
+	default:
+		return
+	}
+	t.follow = t.top >= t.maxTop()
 }
 
 // entryAt returns the index of the entry that holds line y.
