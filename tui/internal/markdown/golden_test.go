@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
+	xansi "github.com/charmbracelet/x/ansi"
 )
 
 // TestGolden renders the documents in testdata/markdown at fixed widths:
@@ -33,3 +34,27 @@ func downsample(t *testing.T, s string, p colorprofile.Profile) string {
 	}
 	return b.String()
 }
+
+// TestTablesFitTheirContent: a narrow table stays as wide as its content
+// at 200 columns (glamour stretches it to the full width), and a wide one
+// wraps its cells within 60; golden in the no-color theme.
+func TestTablesFitTheirContent(t *testing.T) {
+	src := "| flag | does |\n| --- | --- |\n| `-p` | run once |\n| `-c` | go on with the last session, which keeps its approvals and model |\n"
+	r := themeRenderer(t, "no-color")
+	for _, width := range []int{200, 60} {
+		out := r.Render(src, width)
+		widest := 0
+		for _, l := range strings.Split(out, "\n") {
+			widest = max(widest, xansiWidth(l))
+		}
+		if widest > width {
+			t.Errorf("at %d columns a line is %d wide:\n%s", width, widest, out)
+		}
+		if width == 200 && widest > 90 {
+			t.Errorf("at 200 columns the table is %d wide, more than its content:\n%s", widest, out)
+		}
+		requireGolden(t, "table_nocolor_"+itoa(width), out)
+	}
+}
+
+func xansiWidth(s string) int { return xansi.StringWidth(s) }

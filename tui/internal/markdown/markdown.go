@@ -25,6 +25,7 @@ import (
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
+	xansi "github.com/charmbracelet/x/ansi"
 )
 
 // MinWidth is the narrowest width rendered; smaller widths are raised to it.
@@ -41,6 +42,7 @@ type Renderer struct {
 	glamStyle  ansi.StyleConfig // as glamour gets it: without the document colour
 	fg         color.Color      // the document colour, applied by normalize
 	codeIndent string           // how far code blocks are indented, for plain code lines
+	docIndent  int              // the document margin and indent, in columns
 
 	mu    sync.Mutex
 	terms map[int]*term
@@ -69,7 +71,14 @@ func NewRenderer(style ansi.StyleConfig) *Renderer {
 			indent += *n
 		}
 	}
+	doc := 0
+	for _, n := range []*uint{style.Document.Margin, style.Document.Indent} {
+		if n != nil {
+			doc += int(*n)
+		}
+	}
 	r := &Renderer{
+		docIndent:  doc,
 		style:      style,
 		glamStyle:  style,
 		codeIndent: strings.Repeat(" ", int(indent)),
@@ -96,11 +105,82 @@ func (r *Renderer) Render(src string, width int) string {
 // renderBlock renders one block (or any markdown) and tidies the result. If
 // glamour fails, the source is shown as it is.
 func (r *Renderer) renderBlock(src string, width int) string {
+	table := isTable(src)
+	if table {
+		// glamour stretches a table to the width it is given: give it the
+		// table's own width when that is less.
+		width = min(width, max(r.docIndent+naturalTableWidth(src), MinWidth))
+	}
 	out, err := r.glamour(expandTabs(src), width)
 	if err != nil {
 		return strings.TrimRight(src, "\r\n")
 	}
-	return normalize(out, r.fg)
+	out = normalize(out, r.fg)
+	if table {
+		out = fitTable(out)
+	}
+	return out
+}
+
+// naturalTableWidth is how wide a table's source rows are laid out with
+// one space around each cell and a separator between cells: the width
+// the table needs at most.
+func naturalTableWidth(src string) int {
+	var cols []int
+	for i, line := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
+		if i == 1 {
+			continue // the delimiter row
+		}
+		line = strings.TrimSpace(line)
+		line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+		for j, cell := range strings.Split(line, "|") {
+			if j >= len(cols) {
+				cols = append(cols, 0)
+			}
+			cols[j] = max(cols[j], xansi.StringWidth(strings.TrimSpace(cell)))
+		}
+	}
+	w := len(cols) - 1 // the separators
+	for _, c := range cols {
+		w += c + 2
+	}
+	return w
+}
+
+// isTable reports whether a block's source is a table: a row, then a
+// delimiter row (|---|:--:|).
+func isTable(src string) bool {
+	first, rest, ok := strings.Cut(strings.TrimLeft(src, " "), "\n")
+	if !ok || !strings.Contains(first, "|") {
+		return false
+	}
+	delim, _, _ := strings.Cut(rest, "\n")
+	delim = strings.TrimSpace(delim)
+	return strings.Contains(delim, "-") && strings.Trim(delim, "|-: ") == ""
+}
+
+// fitTable cuts the padding glamour stretches a table's last column with
+// to the full width: every line ends where the widest row's text does,
+// the rules too, so a narrow table stays narrow.
+func fitTable(out string) string {
+	lines := strings.Split(out, "\n")
+	w := 0
+	for _, l := range lines {
+		plain := xansi.Strip(l)
+		if strings.Trim(plain, "─┼├┤┬┴-|+ ") == "" {
+			continue // a rule: it follows the rows
+		}
+		w = max(w, xansi.StringWidth(strings.TrimRight(plain, " ")))
+	}
+	if w == 0 {
+		return out
+	}
+	for i, l := range lines {
+		if xansi.StringWidth(l) > w {
+			lines[i] = xansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // glamour renders src with the glamour renderer for width, as it comes.
