@@ -130,8 +130,11 @@ type Worker struct {
 	// sysUnreported: the system prompt is in conv but not yet reported to
 	// OnMessage (the first Run reports it).
 	sysUnreported bool
-	paused        *pause // non-nil while a run waits for Resume
-	run           *runState
+	// commands counts the shell commands the user ran (RunCommand), for
+	// their call IDs.
+	commands int
+	paused   *pause // non-nil while a run waits for Resume
+	run      *runState
 	// meter measures the conversation; fixed is what the tool
 	// definitions add to every request, in bytes; windows holds the
 	// context window of each model asked about.
@@ -155,6 +158,10 @@ type runState struct {
 	hookFailures int
 	// incomplete says why the last reply is not whole (see finish.go).
 	incomplete string
+	// command is set when the run is a shell command the user typed
+	// (RunCommand): its result goes into the conversation as the user's
+	// message, and the run ends there, with no model request.
+	command bool
 }
 
 // pause is where a paused run stopped.
@@ -286,6 +293,50 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 	}
 	w.appendConv(AddedMessage{Message: in.Message, Prompt: true})
 	return w.loop(ctx)
+}
+
+// RunCommand runs a shell command the user typed (in the UI, "!cmd") as a
+// bash call through the same pre_tool_call hooks, approval policy and
+// post_tool_call hooks as the model's calls: it pauses like a turn when the
+// call needs approval, and Resume goes on. The command and its result
+// (or why it did not run) enter the conversation as the user's message,
+// for the model to read with the next prompt; no model request is made.
+func (w *Worker) RunCommand(ctx context.Context, command string) (Outcome, error) {
+	if err := w.acquire(false); err != nil {
+		return Outcome{}, err
+	}
+	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget), command: true}
+	args, err := json.Marshal(struct {
+		Command string `json:"command"`
+	}{command})
+	if err != nil {
+		return w.abort(ctx, err)
+	}
+	w.commands++
+	call := chat.ToolCall{ID: fmt.Sprintf("user_command_%d", w.commands), Name: "bash", Arguments: string(args)}
+	if w.sysUnreported {
+		w.sysUnreported = false
+		w.report(AddedMessage{Message: w.conv[0]})
+	}
+	w.emit(AssistantMessage{Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{call}}})
+	_, out, err := w.decideBatch(ctx, []chat.ToolCall{call}, "")
+	return out, err
+}
+
+// commandMessage is the user's message that carries a command the user
+// ran (RunCommand) and its result.
+func commandMessage(cs *callState) AddedMessage {
+	var cmd struct{ Command string }
+	_ = json.Unmarshal([]byte(cs.call.Arguments), &cmd)
+	what := "I ran this shell command myself"
+	switch cs.result.Status {
+	case chat.StatusDenied, chat.StatusSkipped:
+		what = "I tried to run this shell command myself; it did not run"
+	case chat.StatusError:
+		what = "I ran this shell command myself; it failed"
+	}
+	text := fmt.Sprintf("%s:\n$ %s\n%s", what, cmd.Command, strings.TrimRight(cs.result.Content, "\n"))
+	return AddedMessage{Message: chat.UserMessage(text), Status: cs.result.Status}
 }
 
 // Resume answers the pending calls of a paused run (one Decision per
@@ -714,9 +765,17 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		stop = ctx.Err()
 	}
 
-	w.appendConv(results(batch)...)
+	if w.run.command {
+		w.appendConv(commandMessage(batch[0]))
+	} else {
+		w.appendConv(results(batch)...)
+	}
 	if stop != nil {
 		out, err = w.abort(ctx, stop)
+		return true, out, err
+	}
+	if w.run.command {
+		out, err = w.end(StatusFinished, "", nil, nil)
 		return true, out, err
 	}
 	return false, Outcome{}, nil

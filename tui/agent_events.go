@@ -30,6 +30,21 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, message)
 }
 
+// startCommand runs "!cmd": the command through the bash tool and the
+// approvals, its output into the conversation for the next prompt.
+func (m *Model) startCommand(text string) tea.Cmd {
+	if m.opts.Checkpoints != nil {
+		m.opts.Checkpoints.Begin(text)
+	}
+	m.transcript.add(&userEntry{text: text})
+	m.transcript.toBottom()
+	m.turnStart = m.now()
+	m.retry = ""
+	m.checks = nil
+	clear(m.tools)
+	return runCommand(m.beginRun(), m.agent, m.bridge, m.runs, strings.TrimSpace(strings.TrimPrefix(text, "!")))
+}
+
 // resume answers a paused run.
 func (m *Model) resume(decisions []agent.Decision) tea.Cmd {
 	return resumeAgent(m.beginRun(), m.agent, m.bridge, m.runs, decisions)
@@ -353,6 +368,9 @@ func (m *Model) nextQueued(interrupted bool) tea.Cmd {
 	}
 	next := m.queue[0]
 	m.queue = m.queue[1:]
+	if isCommandLine(next) {
+		return m.startCommand(next)
+	}
 	return m.startTurn(next)
 }
 

@@ -31,6 +31,16 @@ func runAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, inp
 	}
 }
 
+// runCommand runs a shell command the user typed (!cmd) through the agent.
+func runCommand(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, command string) tea.Cmd {
+	runs.Add(1)
+	return func() tea.Msg {
+		defer runs.Done()
+		out, err := a.RunCommand(ctx, command)
+		return runDoneMsg{outcome: out, err: err, events: b.count()}
+	}
+}
+
 // resumeAgent answers the pending calls of a paused run and goes on.
 func resumeAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, decisions []agent.Decision) tea.Cmd {
 	runs.Add(1)

@@ -542,3 +542,38 @@ func TestFlowMentionAttachesFiles(t *testing.T) {
 	}
 	f.quit()
 }
+
+// TestFlowShellCommand: "!cmd" runs the command through the bash tool and
+// the approval dialog (no model request), shows it like a tool call, and
+// the model reads the command and its output with the next prompt.
+func TestFlowShellCommand(t *testing.T) {
+	f := newFlow(t, "tui_command.json")
+	f.submit("!echo hello-from-the-user")
+	f.p.waitText(t, "Allow bash?")
+	f.key("y")
+	f.p.waitFor(t, "the command's output", func(s string) bool {
+		return strings.Contains(flatten(s), "hello-from-the-user") && !strings.Contains(s, "esc to interrupt")
+	})
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests for a shell command, want none", n)
+	}
+	f.submit("what did it print?")
+	f.p.waitText(t, "The command printed hello-from-the-user.")
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var users []string
+	for _, m := range reqs[0].Messages {
+		if m.Role == chat.RoleUser {
+			users = append(users, m.Content)
+		}
+		if m.Role == chat.RoleTool || len(m.ToolCalls) > 0 {
+			t.Errorf("the request carries a tool message for the user's command: %+v", m)
+		}
+	}
+	if len(users) != 2 || !strings.Contains(users[0], "$ echo hello-from-the-user\nhello-from-the-user") {
+		t.Errorf("user messages %q", users)
+	}
+	f.quit()
+}

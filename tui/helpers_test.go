@@ -89,6 +89,13 @@ func (f *fakeAgent) Run(ctx context.Context, input string) (agent.Outcome, error
 	return f.next(ctx)
 }
 
+func (f *fakeAgent) RunCommand(ctx context.Context, command string) (agent.Outcome, error) {
+	f.mu.Lock()
+	f.runs = append(f.runs, "!"+command)
+	f.mu.Unlock()
+	return f.next(ctx)
+}
+
 func (f *fakeAgent) Resume(ctx context.Context, d []agent.Decision) (agent.Outcome, error) {
 	f.mu.Lock()
 	f.resumes = append(f.resumes, d)

@@ -68,7 +68,16 @@ func (m *Model) submit() tea.Cmd {
 		m.queue = append(m.queue, text)
 		return save
 	}
+	if isCommandLine(text) {
+		return tea.Batch(save, m.startCommand(text))
+	}
 	return tea.Batch(save, m.startTurn(text))
+}
+
+// isCommandLine reports whether text is "!cmd": a shell command to run
+// directly, not a message.
+func isCommandLine(text string) bool {
+	return strings.HasPrefix(text, "!") && strings.TrimSpace(text[1:]) != ""
 }
 
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {

@@ -38,6 +38,10 @@ import (
 type Agent interface {
 	Run(ctx context.Context, input string) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
+	// RunCommand runs a shell command the user typed (!cmd) through the
+	// same hooks and approvals as a model's call and puts it and its
+	// output into the conversation.
+	RunCommand(ctx context.Context, command string) (agent.Outcome, error)
 	SetModel(model string)
 	// Compact compacts the conversation now (/compact).
 	Compact(ctx context.Context, focus string) (agent.Compacted, error)
