@@ -102,9 +102,20 @@ func (r *Renderer) Render(src string, width int) string {
 	return b.String()
 }
 
-// renderBlock renders one block (or any markdown) and tidies the result. If
-// glamour fails, the source is shown as it is.
+// renderBlock renders one block (or any markdown) and tidies the result; a
+// fenced code block gets its frame (codeFrame). If glamour fails, the
+// source is shown as it is.
 func (r *Renderer) renderBlock(src string, width int) string {
+	out := r.renderBody(src, width)
+	if lang, ok := fenceLang(src); ok && out != "" {
+		top, bottom := r.codeFrame(lang, width)
+		out = top + "\n" + out + "\n" + bottom
+	}
+	return out
+}
+
+// renderBody is renderBlock without the frame of a code block.
+func (r *Renderer) renderBody(src string, width int) string {
 	table := isTable(src)
 	if table {
 		// glamour stretches a table to the width it is given: give it the
@@ -145,6 +156,41 @@ func naturalTableWidth(src string) int {
 		w += c + 2
 	}
 	return w
+}
+
+// fenceLang reports whether a block's source is a fenced code block, and
+// its language (the info string's first word, "" when none).
+func fenceLang(src string) (string, bool) {
+	first, _, _ := strings.Cut(strings.TrimLeft(src, " "), "\n")
+	if _, n := fenceOpen(first); n == 0 {
+		return "", false
+	}
+	info := strings.TrimSpace(strings.TrimLeft(first, "`~"))
+	lang, _, _ := strings.Cut(info, " ")
+	return lang, true
+}
+
+// codeFrame is the rule above a fenced code block, with its language, and
+// the rule below it, in the colour of inline code; the rule characters
+// are the theme's table rules (ASCII in the no-color theme).
+func (r *Renderer) codeFrame(lang string, width int) (top, bottom string) {
+	rule, corner, end := "─", "╭", "╰"
+	if sep := r.style.Table.RowSeparator; sep != nil && *sep != "─" {
+		rule, corner, end = *sep, "+", "+"
+	}
+	indent := strings.Repeat(" ", r.docIndent)
+	n := max(width-r.docIndent, 4)
+	label := corner + rule
+	if lang != "" {
+		label += " " + lang + " "
+	}
+	top = label + strings.Repeat(rule, max(n-xansi.StringWidth(label), 1))
+	bottom = end + strings.Repeat(rule, n-1)
+	if c := r.style.Code.Color; c != nil {
+		st := lipgloss.NewStyle().Foreground(lipgloss.Color(*c))
+		top, bottom = st.Render(top), st.Render(bottom)
+	}
+	return indent + top, indent + bottom
 }
 
 // isTable reports whether a block's source is a table: a row, then a

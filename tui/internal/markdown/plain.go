@@ -45,7 +45,7 @@ func (r *Renderer) codeLines(header, lines, closing string, width int) []string 
 	for isBlank(src[len(src)-1-trail]) {
 		trail++
 	}
-	out = append(out, strings.Split(r.renderBlock(header+lines+closing, width), "\n")...)
+	out = append(out, strings.Split(r.renderBody(header+lines+closing, width), "\n")...)
 	return append(out, make([]string, trail)...)
 }
 

@@ -298,11 +298,17 @@ func (s *Stream) renderOpenFence(tail string, width int) string {
 		s.tail.codeEnd += len(pending)
 	}
 
-	// Blank lines at the ends are trimmed, as normalize does.
+	// Blank lines at the ends are trimmed, as normalize does; the frame's
+	// top rule comes first, as in the finished block.
+	lang, _ := fenceLang(header)
+	top, _ := s.r.codeFrame(lang, width)
 	code := s.tail.code.String()
 	plain := tail[s.tail.codeEnd:]
 	if plain == "" {
-		return strings.Trim(code, "\n")
+		if body := strings.Trim(code, "\n"); body != "" {
+			return top + "\n" + body
+		}
+		return ""
 	}
 	b := &s.tail.text
 	b.Reset()
@@ -314,7 +320,10 @@ func (s *Stream) renderOpenFence(tail string, width int) string {
 		n++
 		b.WriteString(s.r.plainCodeLine(line, width))
 	}
-	return strings.Trim(s.tail.out.join(code, b.String()), "\n")
+	if body := strings.Trim(s.tail.out.join(code, b.String()), "\n"); body != "" {
+		return top + "\n" + body
+	}
+	return ""
 }
 
 // trimBlock drops the blank lines (and spaces) at the end of a block's
