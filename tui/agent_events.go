@@ -15,24 +15,24 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// startTurn shows the user's message and runs a turn with it.
+// startTurn shows the user's message and runs a turn with it (and the
+// files it mentions).
 func (m *Model) startTurn(text string) tea.Cmd {
-	if m.opts.Checkpoints != nil {
-		m.opts.Checkpoints.Begin(text)
-	}
-	m.transcript.add(&userEntry{text: text})
-	m.transcript.toBottom()
+	m.showPrompt(text)
 	message := m.attachMentions(text)
-	m.turnStart = m.now()
-	m.retry = ""
-	m.checks = nil
-	clear(m.tools)
 	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, message)
 }
 
 // startCommand runs "!cmd": the command through the bash tool and the
 // approvals, its output into the conversation for the next prompt.
 func (m *Model) startCommand(text string) tea.Cmd {
+	m.showPrompt(text)
+	return runCommand(m.beginRun(), m.agent, m.bridge, m.runs, strings.TrimSpace(strings.TrimPrefix(text, "!")))
+}
+
+// showPrompt starts a turn on the screen (and a checkpoint of the files
+// it will change) with what the user typed.
+func (m *Model) showPrompt(text string) {
 	if m.opts.Checkpoints != nil {
 		m.opts.Checkpoints.Begin(text)
 	}
@@ -42,7 +42,6 @@ func (m *Model) startCommand(text string) tea.Cmd {
 	m.retry = ""
 	m.checks = nil
 	clear(m.tools)
-	return runCommand(m.beginRun(), m.agent, m.bridge, m.runs, strings.TrimSpace(strings.TrimPrefix(text, "!")))
 }
 
 // resume answers a paused run.

@@ -110,8 +110,14 @@ func (d *approvalDialog) approveBatch() dialogAction {
 		d.answered[i] = true
 		act.batch = append(act.batch, d.decisions[len(d.decisions)-1])
 	}
-	if next := d.waiting(); len(next) > 0 {
-		d.idx, d.scroll, d.bodyKey = next[0], 0, ""
+	return d.next(act)
+}
+
+// next moves to the next call waiting; after the last, act carries every
+// decision and closes the dialog.
+func (d *approvalDialog) next(act dialogAction) dialogAction {
+	if w := d.waiting(); len(w) > 0 {
+		d.idx, d.scroll, d.bodyKey = w[0], 0, ""
 		return act
 	}
 	act.close = true
@@ -212,13 +218,7 @@ func (d *approvalDialog) decide(v agent.Verdict, reason string) dialogAction {
 		d.answered = map[int]bool{}
 	}
 	d.answered[d.idx] = true
-	if next := d.waiting(); len(next) > 0 {
-		d.idx, d.scroll, d.bodyKey = next[0], 0, ""
-		return act
-	}
-	act.close = true
-	act.decisions = slices.Clone(d.decisions)
-	return act
+	return d.next(act)
 }
 
 func (d *approvalDialog) scrollBy(n int) {

@@ -23,32 +23,28 @@ type runDoneMsg struct {
 
 // runAgent runs a turn with the user's input.
 func runAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, input string) tea.Cmd {
-	runs.Add(1)
-	return func() tea.Msg {
-		defer runs.Done()
-		out, err := a.Run(ctx, input)
-		return runDoneMsg{outcome: out, err: err, events: b.count()}
-	}
+	return runOn(b, runs, func() (agent.Outcome, error) { return a.Run(ctx, input) })
 }
 
 // runCommand runs a shell command the user typed (!cmd) through the agent.
 func runCommand(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, command string) tea.Cmd {
+	return runOn(b, runs, func() (agent.Outcome, error) { return a.RunCommand(ctx, command) })
+}
+
+// runOn runs f (a Run, Resume or RunCommand) in a Cmd whose message is
+// its outcome, with the count of events sent by then.
+func runOn(b *Bridge, runs *sync.WaitGroup, f func() (agent.Outcome, error)) tea.Cmd {
 	runs.Add(1)
 	return func() tea.Msg {
 		defer runs.Done()
-		out, err := a.RunCommand(ctx, command)
+		out, err := f()
 		return runDoneMsg{outcome: out, err: err, events: b.count()}
 	}
 }
 
 // resumeAgent answers the pending calls of a paused run and goes on.
 func resumeAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, decisions []agent.Decision) tea.Cmd {
-	runs.Add(1)
-	return func() tea.Msg {
-		defer runs.Done()
-		out, err := a.Resume(ctx, decisions)
-		return runDoneMsg{outcome: out, err: err, events: b.count()}
-	}
+	return runOn(b, runs, func() (agent.Outcome, error) { return a.Resume(ctx, decisions) })
 }
 
 // compactDoneMsg reports that Compact returned; events counts the events
