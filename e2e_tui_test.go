@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -361,5 +362,41 @@ func TestE2ETUISlashMenuAndUndo(t *testing.T) {
 		t.Errorf("notes.md after /undo: %v, want it gone", err)
 	}
 	s.keys("C-d")
+	s.waitExit()
+}
+
+// TestE2ETUIInlineResizeLeavesNoCopies: in --inline mode, resizing the
+// terminal narrower, wider, shorter and taller redraws the editor and the
+// status line in place: the terminal's whole history holds one editor
+// line and one status line, each within the final width.
+func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
+	e := newE2E(t, "tui_answer.json")
+	s := e.startTUI("--inline")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("why does TestParse fail?")
+	s.keys("Enter")
+	s.waitFor("That is all.")
+	s.typeText("draft")
+	for _, size := range [][2]int{{60, 30}, {44, 20}, {70, 40}, {50, 24}} {
+		w := size[0]
+		s.tmux("resize-window", "-t", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(size[1]))
+		// The status line redrawn for this width: on one line, whole.
+		s.waitUntil("the frame redrawn at "+strconv.Itoa(w)+" columns", func(sc string) bool {
+			for _, l := range strings.Split(sc, "\n") {
+				if strings.Contains(l, "e2e-model · default") && len([]rune(strings.TrimRight(l, " "))) <= w {
+					return strings.Contains(sc, "› draft")
+				}
+			}
+			return false
+		})
+	}
+	hist := s.capture(true)
+	if n := strings.Count(hist, "› draft"); n != 1 {
+		t.Errorf("the history holds %d editor lines, want 1:\n%s", n, hist)
+	}
+	if n := strings.Count(hist, "e2e-model · default"); n != 1 {
+		t.Errorf("the history holds %d status lines, want 1:\n%s", n, hist)
+	}
+	s.keys("C-u", "C-d")
 	s.waitExit()
 }
