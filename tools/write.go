@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // WriteFile is the name of the write_file tool.
@@ -54,16 +56,12 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 
 	mode := newFileMode
 	verb := "created"
-	var before []byte // the content replaced, kept for undo
+	var before []byte // the content replaced: for the diff, and undo
 	f, fi, err := t.ws.openRegular(rel)
 	switch {
 	case err == nil:
-		var r io.Reader = f
 		var buf bytes.Buffer
-		if t.files.checkpoints != nil {
-			r = io.TeeReader(f, &buf)
-		}
-		cur, err := stampFile(r, fi)
+		cur, err := stampFile(io.TeeReader(f, &buf), fi)
 		f.Close()
 		before = buf.Bytes()
 		if err != nil {
@@ -87,7 +85,15 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 		return Fail("Could not write %s: %v. The file was left as it was.", shown, t.ws.fileError(a.Path, err)), nil
 	}
 	t.files.wrote(rel, before, verb == "replaced", []byte(a.Content))
-	return OK(fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)), nil
+	msg := fmt.Sprintf("Wrote %s (%s) to %s (%s).", plural(countLines(a.Content), "line"), plural(len(a.Content), "byte"), shown, verb)
+	if verb == "replaced" {
+		if d := udiff.Unified("a/"+shown, "b/"+shown, string(before), a.Content); d != "" {
+			msg += "\n" + capDiff(d)
+		} else {
+			msg += " The content is the same as before."
+		}
+	}
+	return OK(msg), nil
 }
 
 // preview is the file a call would write, before and after.

@@ -33,7 +33,11 @@ func TestWriteFileCreates(t *testing.T) {
 	}
 	// A file the model wrote may be written again without reading it.
 	got = wantOK(t, call(t, r, "write_file", WriteFileArgs{Path: "a/b/c.go", Content: "x"}))
-	if got != "Wrote 1 line (1 byte) to a/b/c.go (replaced)." {
+	if !strings.HasPrefix(got, "Wrote 1 line (1 byte) to a/b/c.go (replaced).\n--- a/a/b/c.go\n+++ b/a/b/c.go\n") || !strings.Contains(got, "\n+x") {
+		t.Errorf("got %q, want the summary and a diff", got)
+	}
+	// Writing the same content again says so.
+	if got := wantOK(t, call(t, r, "write_file", WriteFileArgs{Path: "a/b/c.go", Content: "x"})); !strings.HasSuffix(got, "The content is the same as before.") {
 		t.Errorf("got %q", got)
 	}
 }

@@ -351,11 +351,12 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 // expands tool output.
 const collapsedDiff = 8
 
-// editDiff draws the result of an applied edit_file as its diff, coloured:
+// editDiff draws the result of an applied edit_file (or write_file over a
+// file) as its diff, coloured:
 // the first lines, all of them once expanded and in the scrollback (so the
 // record of what changed is kept whole).
 func (e *toolEntry) editDiff(rc *renderCtx) ([]string, bool) {
-	if e.call.Name != "edit_file" || e.result.Status != chat.StatusOK {
+	if (e.call.Name != "edit_file" && e.call.Name != "write_file") || e.result.Status != chat.StatusOK {
 		return nil, false
 	}
 	head, diff, ok := strings.Cut(e.result.Content, "\n")

@@ -184,3 +184,22 @@ func TestGoldenEditDiff(t *testing.T) {
 		t.Errorf("the scrollback cuts the diff:\n%s", scrollback)
 	}
 }
+
+// TestWriteFileShowsItsDiff: write_file over an existing file shows the
+// diff its result carries, like edit_file.
+func TestWriteFileShowsItsDiff(t *testing.T) {
+	hs := newHarness(t)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.hold = true
+	hs.typeText("rewrite it").keys("enter")
+	w := chat.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"path":"a.txt","content":"new\n"}`}
+	hs.events(
+		agent.AssistantMessage{Message: chat.Message{ToolCalls: []chat.ToolCall{w}}},
+		agent.ToolCallStarted{Call: w},
+		agent.ToolCallFinished{Call: w, Result: chat.ToolResult{Status: chat.StatusOK, Content: "Wrote 1 line (4 bytes) to a.txt (replaced).\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"}},
+	)
+	hs.send(frameMsg{})
+	if s := hs.screen(); !strings.Contains(s, "-old") || !strings.Contains(s, "+new") || strings.Contains(s, "+++ b/a.txt") {
+		t.Errorf("the write's diff is not shown as a diff:\n%s", s)
+	}
+}
