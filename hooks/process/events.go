@@ -32,6 +32,7 @@ var eventTable = sync.OnceValue(func() []eventDef {
 		def(hooks.PostToolCall, (*hooks.Registry).PostToolCall, postToolParams, applyPostTool),
 		def(hooks.OnTurnEnd, (*hooks.Registry).OnTurnEnd, turnEndParams, applyTurnEnd),
 		def(hooks.OnAbort, (*hooks.Registry).OnAbort, abortParams, applyAbort),
+		def(hooks.PreCompact, (*hooks.Registry).PreCompact, compactParams, applyCompact),
 	}
 })
 
@@ -132,6 +133,14 @@ func turnEndParams(h wire.Header, in *hooks.TurnEndInput) any {
 	return wire.TurnEndInput{Header: h, Final: in.Final.Content, Round: in.Round, Messages: wire.NewMessages(in.Messages)}
 }
 
+func compactParams(h wire.Header, in *hooks.CompactInput) any {
+	return wire.CompactInput{
+		Header: h, Trigger: string(in.Trigger), Focus: in.Focus, Summary: in.Summary,
+		Replaced: in.Replaced, Pruned: in.Pruned, Tokens: in.Tokens, TokensAfter: in.After, Window: in.Window,
+		Messages: wire.NewMessages(in.Messages),
+	}
+}
+
 func abortParams(h wire.Header, in *hooks.AbortInput) any {
 	a := wire.AbortInput{Header: h, Reason: in.Reason}
 	if in.Err != nil {
@@ -154,6 +163,7 @@ type answer struct {
 	Arguments json.RawMessage `json:"arguments"` // pre_tool_call
 	Output    *string         `json:"output"`    // pre_tool_call (respond), post_tool_call
 	Status    *string         `json:"status"`    // pre_tool_call (respond), post_tool_call
+	Summary   *string         `json:"summary"`   // pre_compact
 }
 
 func decodeAnswer(raw json.RawMessage) (*answer, error) {
@@ -346,4 +356,24 @@ func applyTurnEnd(a *answer, _ *hooks.TurnEndInput, _ *server, _ *grant) (hooks.
 // applyAbort reads nothing: an on_abort answer is only an acknowledgement.
 func applyAbort(*answer, *hooks.AbortInput, *server, *grant) (struct{}, error) {
 	return struct{}{}, nil
+}
+
+// applyCompact: continue or cancel; a summary (not blank) replaces the
+// model's, when the compaction writes one.
+func applyCompact(a *answer, in *hooks.CompactInput, _ *server, _ *grant) (hooks.CompactResult, error) {
+	act, err := a.action(hooks.PreCompact, "continue", "cancel")
+	if err != nil {
+		return hooks.CompactResult{}, err
+	}
+	if a.Summary != nil && strings.TrimSpace(*a.Summary) == "" {
+		return hooks.CompactResult{}, errors.New(`result: "summary" is empty (use action "cancel" to keep the conversation as it is)`)
+	}
+	if a.Summary != nil && in.Summary != "" {
+		in.Summary = *a.Summary
+	}
+	res := hooks.CompactResult{Reason: a.Reason}
+	if act == "cancel" {
+		res.Action = hooks.CompactCancel
+	}
+	return res, nil
 }

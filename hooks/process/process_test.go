@@ -21,7 +21,7 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-var allEvents = []hooks.Event{hooks.OnPromptSubmit, hooks.PreLLMRequest, hooks.PreToolCall, hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort}
+var allEvents = []hooks.Event{hooks.OnPromptSubmit, hooks.PreLLMRequest, hooks.PreToolCall, hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort, hooks.PreCompact}
 
 func TestHelloRegistersTheEventsAsked(t *testing.T) {
 	f := serve(t, process.Spec{}, nil)
@@ -41,7 +41,7 @@ func TestHelloRegistersTheEventsAsked(t *testing.T) {
 	if p["version"] != 1.0 || p["name"] != "srv" || p["workspace"] != f.workspace || p["approve"] != false || p["tackle"] != "test" {
 		t.Errorf("hello params = %v", p)
 	}
-	if evs := fmt.Sprint(p["events"]); evs != "[on_prompt_submit pre_llm_request pre_tool_call post_tool_call on_turn_end on_abort]" {
+	if evs := fmt.Sprint(p["events"]); evs != "[on_prompt_submit pre_llm_request pre_tool_call post_tool_call on_turn_end on_abort pre_compact]" {
 		t.Errorf("events offered = %s", evs)
 	}
 	// The server runs in the workspace with tackle's variables and
@@ -317,6 +317,38 @@ func TestTurnEndActions(t *testing.T) {
 				t.Errorf("got %+v, trace %q\nwant %+v, trace %q", got, tr.String(), tt.want, tt.trace)
 			}
 		})
+	}
+}
+
+// TestPreCompactActions: a hook server sees a compaction before it is
+// applied and can let it go on, cancel it or rewrite the summary (never
+// to blank, and not when only old outputs are pruned).
+func TestPreCompactActions(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	for _, tt := range []struct {
+		name, answer, summary string
+		want                  hooks.CompactResult
+		wantSummary, trace    string
+	}{
+		{"continue", `{"action":"continue"}`, "the model's summary", hooks.CompactResult{}, "the model's summary", "pre_compact/srv:continue"},
+		{"cancel", `{"action":"cancel","reason":"keep it all"}`, "s", hooks.CompactResult{Action: hooks.CompactCancel, Reason: "keep it all"}, "s", "pre_compact/srv:cancel(keep it all)"},
+		{"rewrite", `{"action":"continue","summary":"the hook's summary"}`, "the model's", hooks.CompactResult{}, "the hook's summary", "pre_compact/srv:continue"},
+		{"no summary to rewrite", `{"action":"continue","summary":"x"}`, "", hooks.CompactResult{}, "", "pre_compact/srv:continue"},
+		{"blank summary fails open", `{"action":"continue","summary":"  "}`, "kept", hooks.CompactResult{}, "kept",
+			`pre_compact/srv:continue!(result: "summary" is empty (use action "cancel" to keep the conversation as it is))`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &hooks.CompactInput{Trigger: hooks.CompactManual, Focus: answer(tt.answer), Summary: tt.summary, Replaced: 4}
+			var tr hooktest.Trace
+			got := f.reg.RunPreCompact(context.Background(), in, tr.Record)
+			if !reflect.DeepEqual(got, tt.want) || in.Summary != tt.wantSummary || tr.String() != tt.trace {
+				t.Errorf("got %+v, summary %q, trace %q\nwant %+v, summary %q, trace %q", got, in.Summary, tr.String(), tt.want, tt.wantSummary, tt.trace)
+			}
+		})
+	}
+	p := f.received("hook.pre_compact")[0]["params"].(map[string]any)
+	if p["trigger"] != "manual" || p["replaced"] != 4.0 || p["event"] != "pre_compact" {
+		t.Errorf("params = %v", p)
 	}
 }
 

@@ -28,7 +28,7 @@
 // A request may carry a directive, a JSON object, in the prompt
 // (on_prompt_submit), the last message (pre_llm_request), the tool call's
 // "hook" argument (pre_tool_call), the result's content (post_tool_call)
-// or the final answer (on_turn_end):
+// the final answer (on_turn_end) or the focus (pre_compact):
 //
 //	{"answer": RESULT, "error": {"code", "message"}, "do": "hang" | "crash" |
 //	 "garbage" | "long" | "exit", "stderr": TEXT, "raw": LINE, "tag": NAME,
@@ -255,6 +255,7 @@ func directiveOf(method string, params json.RawMessage) directive {
 	var p struct {
 		Prompt   string `json:"prompt"`
 		Final    string `json:"final"`
+		Focus    string `json:"focus"`
 		Messages []struct {
 			Content string `json:"content"`
 		} `json:"messages"`
@@ -284,6 +285,8 @@ func directiveOf(method string, params json.RawMessage) directive {
 		text = p.Result.Content
 	case "hook.on_turn_end":
 		text = p.Final
+	case "hook.pre_compact":
+		text = p.Focus
 	}
 	var d directive
 	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "") {
