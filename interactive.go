@@ -20,7 +20,7 @@ import (
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
 // user quits. Its agents' events reach the UI through a tui.Bridge.
-func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed) error {
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed, atExit func(func())) error {
 	userThemes, err := themes.Load(themes.Dir(stdio.env.get))
 	if err != nil {
 		fmt.Fprintf(stdio.err, "tackle: warning: %v\n", err)
@@ -43,6 +43,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 	if err != nil {
 		return err
 	}
+	atExit(s.servers.Kill) // a second interrupt leaves no hook server running
 	defer s.Close()
 
 	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.env), sink: bridge.Send}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -147,12 +148,12 @@ func execute(args []string, stdio stdio) error {
 		return err
 	}
 
-	ctx, stop := interruptContext(stdio.err)
+	ctx, stop, atExit := interruptContext(stdio.err)
 	defer stop()
 	if interactive {
-		return runInteractive(ctx, c, cfg, stdio, res)
+		return runInteractive(ctx, c, cfg, stdio, res, atExit)
 	}
-	return runPiped(ctx, c, cfg, stdio, res)
+	return runPiped(ctx, c, cfg, stdio, res, atExit)
 }
 
 // newParser returns the parser of the command line, which fills c; it
@@ -212,9 +213,18 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 }
 
 // interruptContext returns a context cancelled by the first SIGINT or
-// SIGTERM; a second signal exits at once.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
+// SIGTERM; a second signal exits at once, after calling the functions
+// given to atExit (which kill the hook servers' process groups: they
+// would outlive the process otherwise).
+func interruptContext(stderr io.Writer) (ctx context.Context, stop func(), atExit func(func())) {
 	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var kills []func()
+	atExit = func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		kills = append(kills, f)
+	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -228,15 +238,21 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "tackle: interrupted twice; exiting now")
+			mu.Lock()
+			for _, kill := range kills {
+				kill()
+			}
+			mu.Unlock()
 			os.Exit(exitInterrupted)
 		case <-done:
 		}
 	}()
-	return ctx, func() {
+	stop = func() {
 		signal.Stop(sigs)
 		close(done)
 		cancel()
 	}
+	return ctx, stop, atExit
 }
 
 // loadConfig reads the user config file.

@@ -15,7 +15,7 @@ import (
 
 // runPiped runs one prompt without a UI, or answers a saved pause
 // (--approve, --deny), recording it in a session.
-func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed) error {
+func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *resumed, atExit func(func())) error {
 	if c.Resume.set && c.Resume.id == "" {
 		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
 	}
@@ -36,6 +36,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 	if err != nil {
 		return err
 	}
+	atExit(s.servers.Kill) // a second interrupt leaves no hook server running
 	defer s.Close()
 
 	warn := func(err error) { printer.Event(agent.Warning{Message: err.Error()}) }

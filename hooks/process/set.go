@@ -158,6 +158,24 @@ func (s *Set) Close() error {
 	return nil
 }
 
+// Kill kills every server's process group at once, without hook.shutdown
+// or a grace period and without waiting: for a process about to exit
+// (a second interrupt), so that no server outlives it. Close is still the
+// way to end a session.
+func (s *Set) Kill() {
+	if s == nil {
+		return
+	}
+	for _, srv := range s.servers {
+		srv.mu.Lock()
+		c := srv.cur
+		srv.mu.Unlock()
+		if c != nil {
+			killGroup(c.cmd.Process)
+		}
+	}
+}
+
 // report queues a warning for Warn; it never waits (a full queue drops
 // it).
 func (s *Set) report(msg string) {

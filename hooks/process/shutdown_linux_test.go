@@ -28,6 +28,25 @@ func (f *fixture) serverPid() int {
 	return pid
 }
 
+// TestKillLeavesNoProcess: Kill (a second interrupt) kills the server and
+// what it started at once, even a server that ignores hook.shutdown.
+func TestKillLeavesNoProcess(t *testing.T) {
+	childFile := t.TempDir() + "/child"
+	f := serve(t, process.Spec{}, map[string]string{"HOOKSERVER_CHILD": childFile, "HOOKSERVER_STUBBORN": "1"})
+	pid := f.serverPid()
+	b, err := os.ReadFile(childFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	exited := exitWatch(t, child)
+	f.set.Kill()
+	exited()
+	if alive := groupAlive(t, pid); len(alive) != 0 || pidAlive(child) {
+		t.Errorf("after Kill, group %d has %v alive; child %d alive: %v", pid, alive, child, pidAlive(child))
+	}
+}
+
 func TestShutdownLeavesNoProcess(t *testing.T) {
 	for _, stubborn := range []string{"0", "1"} {
 		t.Run("stubborn="+stubborn, func(t *testing.T) {
