@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/tackle-dev/tackle/agent"
@@ -58,15 +59,34 @@ func redactRecord(r Record, redact func(string) string) Record {
 	return r
 }
 
-// redactMessage returns m with its text and tool-call arguments redacted,
-// sharing nothing with m that it changed.
+// redactMessage returns m with its text, reasoning, provider fields and
+// tool-call arguments redacted, sharing nothing with m that it changed.
 func redactMessage(m chat.Message, redact func(string) string) chat.Message {
 	m.Content = redact(m.Content)
+	m.Reasoning = redact(m.Reasoning)
+	m.Extra = redactExtra(m.Extra, redact)
 	m.ToolCalls = slices.Clone(m.ToolCalls)
 	for i := range m.ToolCalls {
 		m.ToolCalls[i].Arguments = redact(m.ToolCalls[i].Arguments)
+		m.ToolCalls[i].Extra = redactExtra(m.ToolCalls[i].Extra, redact)
 	}
 	return m
+}
+
+// redactExtra redacts the raw JSON of provider fields (the reasoning sent
+// back, signatures). A field the redaction leaves invalid JSON is dropped:
+// a resumed session then lacks it, but the file never holds a secret.
+func redactExtra(extra map[string]json.RawMessage, redact func(string) string) map[string]json.RawMessage {
+	if len(extra) == 0 {
+		return extra
+	}
+	out := make(map[string]json.RawMessage, len(extra))
+	for k, v := range extra {
+		if r := redact(string(v)); json.Valid([]byte(r)) {
+			out[k] = json.RawMessage(r)
+		}
+	}
+	return out
 }
 
 // redactPaused returns a copy of p with its texts redacted: the calls'

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -206,7 +207,9 @@ func TestSecondWriterIsRefused(t *testing.T) {
 func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	_, w := newSession(t)
 	w.SetRedact(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
-	msg := &chat.Message{Role: chat.RoleAssistant, Content: "pw hunter2", ToolCalls: []chat.ToolCall{{ID: "c", Name: "bash", Arguments: `{"command":"echo hunter2"}`}}}
+	msg := &chat.Message{Role: chat.RoleAssistant, Content: "pw hunter2", Reasoning: "the password is hunter2",
+		Extra:     map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"the password is hunter2"`)},
+		ToolCalls: []chat.ToolCall{{ID: "c", Name: "bash", Arguments: `{"command":"echo hunter2"}`, Extra: map[string]json.RawMessage{"sig": json.RawMessage(`{"s":"hunter2"}`)}}}}
 	recs := []Record{
 		{Kind: KindMessage, Message: msg},
 		{Kind: KindDecision, Decision: &hooks.Decision{Hook: "h", Reason: "saw hunter2", Error: "hunter2"}},
@@ -228,8 +231,8 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 19 {
-		t.Errorf("file has the secret or %d redactions, want 19:\n%s", n, b)
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 22 {
+		t.Errorf("file has the secret or %d redactions, want 22:\n%s", n, b)
 	}
 	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
 		t.Errorf("the live message was changed: %+v", msg)
