@@ -62,6 +62,10 @@ type fileVersion struct {
 	existed bool
 }
 
+// maxCheckpointTurns bounds the turns kept: /undo reaches that far back,
+// and a long session's memory stays bounded.
+const maxCheckpointTurns = 100
+
 // NewCheckpoints returns an empty record for the workspace's files.
 func NewCheckpoints(ws *Workspace) *Checkpoints {
 	return &Checkpoints{ws: ws, first: make(map[string]fileVersion)}
@@ -72,6 +76,9 @@ func (c *Checkpoints) Begin(prompt string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.turns = append(c.turns, &Turn{Prompt: prompt})
+	if n := len(c.turns) - maxCheckpointTurns; n > 0 {
+		c.turns = slices.Delete(c.turns, 0, n)
+	}
 }
 
 // Turns returns how many turns are recorded (undone ones are dropped).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -248,5 +249,22 @@ func TestReadMention(t *testing.T) {
 		if m, err := ws.ReadMention(p, noEnv); err == nil || strings.Contains(m.Text, "root:") {
 			t.Errorf("%s was attached: %+v", p, m)
 		}
+	}
+}
+
+// TestCheckpointsKeepTheLastTurns: the record keeps the last
+// maxCheckpointTurns turns, so a long session's memory stays bounded.
+func TestCheckpointsKeepTheLastTurns(t *testing.T) {
+	r, cp, _ := newCheckpointed(t)
+	for i := range maxCheckpointTurns + 5 {
+		cp.Begin("turn")
+		wantOK(t, call(t, r, "write_file", WriteFileArgs{Path: "f" + strconv.Itoa(i) + ".txt", Content: "x"}))
+	}
+	if n := cp.Turns(); n != maxCheckpointTurns {
+		t.Errorf("%d turns kept, want %d", n, maxCheckpointTurns)
+	}
+	res, err := cp.Undo(maxCheckpointTurns+5, false)
+	if err != nil || len(res.Deleted) != maxCheckpointTurns {
+		t.Errorf("undo of everything: %d files deleted, %v; want the last %d turns' files", len(res.Deleted), err, maxCheckpointTurns)
 	}
 }
