@@ -29,13 +29,27 @@ func (e *e2e) inProcess(srv *llmtest.Server, prompts ...string) {
 	t := e.t
 	t.Helper()
 	env := environ(append(e.command().Env, "OPENAI_BASE_URL="+srv.URL()))
+	s, c := wiredSession(t, env, "-w", e.workspace, "-p", prompts[0])
+	defer s.Close()
+	w := s.worker(c, s.newConversation(c, nil, nil), func(agent.Event) {})
+	for _, p := range prompts {
+		if out, err := w.Run(context.Background(), p); err != nil || out.Status != agent.StatusFinished {
+			t.Fatalf("in-process run %q: %+v, %v", p, out, err)
+		}
+	}
+}
+
+// wiredSession is the session tackle wires from args and env, as execute
+// does (parsing, config, settings), for tests that drive it in process.
+func wiredSession(t *testing.T, env environ, args ...string) (*session, cli) {
+	t.Helper()
 	io := stdio{out: io.Discard, err: io.Discard, env: env}
 	var c cli
 	parser, err := newParser(&c, io, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kctx, err := parser.Parse([]string{"-w", e.workspace, "-p", prompts[0]})
+	kctx, err := parser.Parse(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +64,7 @@ func (e *e2e) inProcess(srv *llmtest.Server, prompts ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	w := s.worker(c, s.newConversation(c, nil, nil), func(agent.Event) {})
-	for _, p := range prompts {
-		if out, err := w.Run(context.Background(), p); err != nil || out.Status != agent.StatusFinished {
-			t.Fatalf("in-process run %q: %+v, %v", p, out, err)
-		}
-	}
+	return s, c
 }
 
 // sessionFiles lists the session files of e's state directory.

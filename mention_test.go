@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tackle-dev/tackle/agent"
 )
 
 // TestMentionsFollowTheApprovalPolicy: @path attaches nothing a deny rule
@@ -29,27 +25,7 @@ func TestMentionsFollowTheApprovalPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := environ{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "OPENAI_API_KEY=k", "TACKLE_MODEL=m", "PATH=/usr/bin:/bin"}
-	io := stdio{out: io.Discard, err: io.Discard, env: env}
-	var c cli
-	parser, err := newParser(&c, io, func(int) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kctx, err := parser.Parse([]string{"-w", ws, "--deny", "read_file(private/**)", "-p", "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(env.get)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := resolveSettings(kctx, &c, cfg, env); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSession(context.Background(), c, cfg, io, func(agent.Event) {})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := wiredSession(t, env, "-w", ws, "--deny", "read_file(private/**)", "-p", "x")
 	defer s.Close()
 	for path, refused := range map[string]string{
 		"notes.md":         "",
