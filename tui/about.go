@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -46,7 +47,7 @@ func (m *Model) addUsage(u chat.Usage) {
 func (m *Model) welcome() *noteEntry {
 	a := m.opts.About
 	var b strings.Builder
-	fmt.Fprintf(&b, "tackle %s · %s", cmpOr(a.Version, "dev"), m.model)
+	fmt.Fprintf(&b, "tackle %s · %s", cmp.Or(a.Version, "dev"), m.model)
 	if a.Endpoint != "" {
 		fmt.Fprintf(&b, " at %s", a.Endpoint)
 	}
@@ -71,25 +72,18 @@ func hookCount(lines []string) int {
 	return n
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // showStatus opens /status: the welcome's facts, the session and how full
 // the context is.
 func (m *Model) showStatus() {
 	a := m.opts.About
 	rows := [][2]string{
 		{"model", m.model},
-		{"endpoint", cmpOr(a.Endpoint, "(default)")},
+		{"endpoint", cmp.Or(a.Endpoint, "(default)")},
 		{"mode", string(m.mode)},
 		{"workspace", m.opts.Workdir},
 	}
 	if a.Session != nil {
-		rows = append(rows, [2]string{"session", cmpOr(a.Session(), "(not recorded)")})
+		rows = append(rows, [2]string{"session", cmp.Or(a.Session(), "(not recorded)")})
 	}
 	ctx := "not measured yet"
 	switch {
@@ -100,7 +94,7 @@ func (m *Model) showStatus() {
 	}
 	rows = append(rows, [2]string{"context", ctx})
 	rows = append(rows, [2]string{"tokens", fmt.Sprintf("%s in, %s out this session", tokens(m.usage.PromptTokens), tokens(m.usage.CompletionTokens))})
-	rows = append(rows, [2]string{"instructions", cmpOr(strings.Join(a.Instructions, ", "), "none")})
+	rows = append(rows, [2]string{"instructions", cmp.Or(strings.Join(a.Instructions, ", "), "none")})
 	hooks := a.Hooks
 	if len(hooks) == 0 {
 		hooks = []string{"none"}
