@@ -17,7 +17,7 @@ import (
 // commandWorker is a Worker on a real workspace and tools whose
 // pre_tool_call hook pauses every call (as the approval policy does for
 // bash in the default mode), against a server that must not be asked.
-func commandWorker(t *testing.T, posts *[]string) (*agent.Worker, string, *llmtest.Server) {
+func commandWorker(t *testing.T, posts *[]string, onEvent ...func(agent.Event)) (*agent.Worker, string, *llmtest.Server) {
 	t.Helper()
 	dir := t.TempDir()
 	ws, err := tools.OpenWorkspace(dir)
@@ -34,10 +34,14 @@ func commandWorker(t *testing.T, posts *[]string) (*agent.Worker, string, *llmte
 		return hooks.PostToolResult{}
 	}))
 	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Text("never asked")))
-	w := agent.New(agent.Config{
+	cfg := agent.Config{
 		Client: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "k", MaxRetries: -1}),
 		Model:  "m", System: "sys", Tools: tools.NewRegistry(ws), Hooks: reg,
-	})
+	}
+	if len(onEvent) > 0 {
+		cfg.OnEvent = onEvent[0]
+	}
+	w := agent.New(cfg)
 	return w, ws.Dir(), srv
 }
 
@@ -93,5 +97,30 @@ func TestRunCommandDenied(t *testing.T) {
 	msgs := w.Messages()
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "it did not run") {
 		t.Errorf("the conversation ends with %+v", last)
+	}
+}
+
+// TestRunCommandIsNotTheModels: a user's command is reported as a tool
+// call that ran, never as an assistant message (hook servers and
+// stream-json would read it as the model's).
+func TestRunCommandIsNotTheModels(t *testing.T) {
+	var posts []string
+	var events []agent.Event
+	w, _, _ := commandWorker(t, &posts, func(e agent.Event) { events = append(events, e) })
+	out, _ := w.RunCommand(t.Context(), "true")
+	if _, err := w.Resume(t.Context(), []agent.Decision{{CallID: out.Pending[0].Call.ID, Verdict: agent.Approve}}); err != nil {
+		t.Fatal(err)
+	}
+	finished := 0
+	for _, e := range events {
+		switch e := e.(type) {
+		case agent.AssistantMessage:
+			t.Errorf("the user's command was reported as the model's message: %+v", e)
+		case agent.ToolCallFinished:
+			finished++
+		}
+	}
+	if finished != 1 {
+		t.Errorf("%d ToolCallFinished events, want 1", finished)
 	}
 }

@@ -301,6 +301,9 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 // call needs approval, and Resume goes on. The command and its result
 // (or why it did not run) enter the conversation as the user's message,
 // for the model to read with the next prompt; no model request is made.
+// No AssistantMessage is emitted: the model did not ask for the call (the
+// front end learns of it from ToolCallStarted, ToolCallFinished or the
+// pause).
 func (w *Worker) RunCommand(ctx context.Context, command string) (Outcome, error) {
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
@@ -318,7 +321,6 @@ func (w *Worker) RunCommand(ctx context.Context, command string) (Outcome, error
 		w.sysUnreported = false
 		w.report(AddedMessage{Message: w.conv[0]})
 	}
-	w.emit(AssistantMessage{Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{call}}})
 	_, out, err := w.decideBatch(ctx, []chat.ToolCall{call}, "")
 	return out, err
 }
