@@ -19,6 +19,8 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
+require github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+
 require (
 	charm.land/bubbles/v2 v2.2.1
 	github.com/atotto/clipboard v0.1.4 // indirect

@@ -15,7 +15,7 @@ import (
 // layers, never one of its own layer or above. Every package of the
 // module must be listed, so that a new one is placed on purpose.
 var importLayers = [][]string{
-	{"tools/chat", "tools/suggest"}, // the shared vocabulary and helpers
+	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest"}, // the shared vocabulary and helpers
 	{"tools"},                       // the tools and the workspace boundary
 	{"hooks", "hooks/wire"},         // the hook engine and the JSON forms of its inputs
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // Limits of a connection to a server.
@@ -42,7 +44,7 @@ type conn struct {
 	stdout *os.File
 	stderr *os.File
 	// errTail is the end of its stderr, for the message of a crash.
-	errTail tail
+	errTail child.Tail
 	// grant is what the hello granted; set before the conn is used.
 	grant grant
 
@@ -94,7 +96,7 @@ func start(s *server) (*conn, error) {
 	cmd := exec.Command(s.cfg.argv[0], s.cfg.argv[1:]...)
 	cmd.Dir, cmd.Env = s.cfg.dir, s.cfg.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends[0], ends[3], ends[5]
-	setGroup(cmd)
+	child.SetGroup(cmd)
 	err := cmd.Start()
 	closeAll(ends[0], ends[3], ends[5]) // the child has its copies
 	if err != nil {
@@ -108,7 +110,7 @@ func start(s *server) (*conn, error) {
 		written: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	s.log.note("started %q (pid %d)", s.cfg.argv, cmd.Process.Pid)
+	s.log.Note("started %q (pid %d)", s.cfg.argv, cmd.Process.Pid)
 	var output sync.WaitGroup
 	output.Go(c.read)
 	output.Go(func() { io.Copy(io.MultiWriter(s.log, &c.errTail), c.stderr) })
@@ -179,7 +181,7 @@ func (c *conn) notify(line []byte, must bool) {
 		first, notes, noteLen := c.dropped == 1, c.notes, c.noteLen
 		c.mu.Unlock()
 		if first {
-			c.srv.log.note("the server reads too slowly: %d notifications (%d bytes) wait; dropping hook.event notifications", notes, noteLen)
+			c.srv.log.Note("the server reads too slowly: %d notifications (%d bytes) wait; dropping hook.event notifications", notes, noteLen)
 		}
 		return
 	}
@@ -245,7 +247,7 @@ func (c *conn) write() {
 				continue
 			}
 			if _, err := c.stdin.Write(m.line); err != nil {
-				c.srv.log.note("cannot write to the server: %v", err)
+				c.srv.log.Note("cannot write to the server: %v", err)
 				return
 			}
 		}
@@ -314,7 +316,7 @@ func (c *conn) handle(line []byte) {
 	c.mu.Unlock()
 	switch {
 	case !ok:
-		c.srv.log.note("an answer to request %d, which no longer waits (it timed out, or was never sent): ignored", id)
+		c.srv.log.Note("an answer to request %d, which no longer waits (it timed out, or was never sent): ignored", id)
 	case msg.Error != nil:
 		ch <- reply{err: msg.Error}
 	default:
@@ -326,7 +328,7 @@ func (c *conn) handle(line []byte) {
 // JSON-RPC message: it cannot be told which request it was for. With
 // none in flight it is reported as a warning.
 func (c *conn) garbage(err error) {
-	c.srv.log.note("%v", err)
+	c.srv.log.Note("%v", err)
 	c.mu.Lock()
 	pending := c.pending
 	c.pending = map[uint64]chan reply{}
@@ -342,7 +344,7 @@ func (c *conn) garbage(err error) {
 // serverRequest answers a request from the server, which tackle does
 // not take, with a JSON-RPC error; a notification is logged.
 func (c *conn) serverRequest(msg incoming) {
-	c.srv.log.note("the server sent %q, which tackle does not take: ignored", msg.Method)
+	c.srv.log.Note("the server sent %q, which tackle does not take: ignored", msg.Method)
 	if len(msg.ID) == 0 || string(msg.ID) == "null" {
 		return
 	}
@@ -361,7 +363,7 @@ func (c *conn) serverRequest(msg incoming) {
 // the requests still waiting and waits for the writer to return.
 func (c *conn) wait(output *sync.WaitGroup) {
 	err := c.cmd.Wait()
-	killGroup(c.cmd.Process)
+	child.KillGroup(c.cmd.Process)
 	copied := make(chan struct{})
 	go func() { output.Wait(); close(copied) }()
 	t := time.NewTimer(pipeGrace)
@@ -383,7 +385,7 @@ func (c *conn) wait(output *sync.WaitGroup) {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	c.srv.log.note("%v", exitErr)
+	c.srv.log.Note("%v", exitErr)
 	for _, ch := range pending {
 		ch <- reply{err: exitErr}
 	}
@@ -406,7 +408,7 @@ func (c *conn) describeExit(err error, shutdown bool) error {
 	if t := strings.TrimSpace(c.errTail.String()); t != "" {
 		msg += ": " + lastLines(t, 5)
 	}
-	return errors.New(msg + c.srv.log.where())
+	return errors.New(msg + c.srv.log.Where())
 }
 
 // lastLines is the last n lines of s.
@@ -434,8 +436,8 @@ func (c *conn) shutdown(grace time.Duration) {
 	select {
 	case <-c.exited:
 	case <-t.C:
-		c.srv.log.note("still running %v after hook.shutdown: killing its process group", grace)
-		killGroup(c.cmd.Process)
+		c.srv.log.Note("still running %v after hook.shutdown: killing its process group", grace)
+		child.KillGroup(c.cmd.Process)
 		<-c.exited
 	}
 }
@@ -446,7 +448,7 @@ func (c *conn) kill() {
 	c.closing = true
 	c.mu.Unlock()
 	c.signal()
-	killGroup(c.cmd.Process)
+	child.KillGroup(c.cmd.Process)
 	<-c.exited
 }
 

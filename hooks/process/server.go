@@ -11,6 +11,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/wire"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // errShutDown is why a server that was shut down takes no requests.
@@ -22,7 +23,7 @@ type server struct {
 	cfg    config
 	opts   *Options
 	set    *Set
-	log    *logFile
+	log    *child.Log
 	nextID atomic.Uint64
 	// registered are the events it has hooks for, from its first hello.
 	registered []hooks.Event
@@ -40,7 +41,7 @@ type server struct {
 }
 
 func newServer(set *Set, cfg config) (*server, error) {
-	log, err := openLog(set.opts.LogDir, cfg.name)
+	log, err := child.OpenLog(set.opts.LogDir, cfg.name)
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +71,10 @@ func (s *server) connect(ctx context.Context) (*conn, []string, error) {
 	}
 	if err != nil {
 		c.kill()
-		return nil, nil, fmt.Errorf("handshake: %w%s", err, s.log.where())
+		return nil, nil, fmt.Errorf("handshake: %w%s", err, s.log.Where())
 	}
 	c.grant = g
-	s.log.note("hello: it calls itself %q; intercepts %v; observes %v (all: %v); approves: %v", g.name, g.intercept, g.observe, g.observeAll, g.approve)
+	s.log.Note("hello: it calls itself %q; intercepts %v; observes %v (all: %v); approves: %v", g.name, g.intercept, g.observe, g.observeAll, g.approve)
 	return c, warnings, nil
 }
 
@@ -224,5 +225,5 @@ func (s *server) backoff() time.Duration {
 func (s *server) close() {
 	s.stop()
 	<-s.done
-	s.log.close()
+	s.log.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // Set is the running hook servers of a session.
@@ -55,7 +56,7 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 		name := cfgs[i].name
 		if r.err != nil {
 			if r.srv != nil {
-				r.srv.log.close()
+				r.srv.log.Close()
 			}
 			opts.Warn(fmt.Sprintf("process hook server %q is not used: %v", name, r.err))
 			continue
@@ -171,7 +172,7 @@ func (s *Set) Kill() {
 		c := srv.cur
 		srv.mu.Unlock()
 		if c != nil {
-			killGroup(c.cmd.Process)
+			child.KillGroup(c.cmd.Process)
 		}
 	}
 }
