@@ -37,6 +37,8 @@ const maxReapprovals = 3
 // Toolbox is the set of tools the Worker offers the model.
 type Toolbox interface {
 	// Specs lists the tools as the model sees them.
+	// Specs may change between requests; it may return the same slice
+	// while the tools do not change, which the Worker does not modify.
 	Specs() []chat.ToolSpec
 	// Run executes one call whose name is one of Specs and whose arguments
 	// are a JSON object. Failures the model should read (bad arguments, a
@@ -235,14 +237,7 @@ func New(cfg Config) *Worker {
 		cfg.KeepTurns = DefaultKeepTurns
 	}
 	w := &Worker{cfg: cfg, windows: map[string]int64{}}
-	if cfg.Tools != nil {
-		w.specs = cfg.Tools.Specs()
-		w.fixed = specsSize(w.specs)
-		for _, s := range w.specs {
-			w.names = append(w.names, s.Name)
-		}
-		slices.Sort(w.names)
-	}
+	w.toolSpecs()
 	switch {
 	case cfg.History != nil:
 		w.conv = slices.Clone(cfg.History)
@@ -251,6 +246,34 @@ func New(cfg Config) *Worker {
 		w.sysUnreported = true
 	}
 	return w
+}
+
+// toolSpecs returns the tools for the next request. The Toolbox's tools
+// may change between requests (an MCP server's join when it is ready);
+// a call is checked against the tools of the request its reply answers.
+func (w *Worker) toolSpecs() []chat.ToolSpec {
+	if w.cfg.Tools == nil {
+		return nil
+	}
+	specs := w.cfg.Tools.Specs()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sameSpecs(specs, w.specs) && w.names != nil {
+		return specs
+	}
+	w.specs, w.fixed = specs, specsSize(specs)
+	w.names = make([]string, 0, len(specs))
+	for _, s := range specs {
+		w.names = append(w.names, s.Name)
+	}
+	slices.Sort(w.names)
+	return specs
+}
+
+// sameSpecs reports whether a and b are the same slice: a Toolbox hands
+// out the same one while its tools do not change (tools.Registry.Specs).
+func sameSpecs(a, b []chat.ToolSpec) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Messages returns a copy of the conversation so far.
@@ -548,7 +571,7 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 		return Reply{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
-	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.specs, ReasoningEffort: w.cfg.ReasoningEffort}, w.emit)
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, w.emit)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
@@ -977,11 +1000,14 @@ func (w *Worker) turnEnd(ctx context.Context, in hooks.TurnEndInput, from int) (
 // checkCall reports why a call cannot run at all (unknown tool, arguments
 // that are not a JSON object), or "" when it can.
 func (w *Worker) checkCall(call chat.ToolCall) string {
-	if _, ok := slices.BinarySearch(w.names, call.Name); !ok {
-		if len(w.names) == 0 {
+	w.mu.Lock()
+	names := w.names
+	w.mu.Unlock()
+	if _, ok := slices.BinarySearch(names, call.Name); !ok {
+		if len(names) == 0 {
 			return fmt.Sprintf("Unknown tool %q: no tools are available.", call.Name)
 		}
-		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(w.names, ", "))
+		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(names, ", "))
 	}
 	args := strings.TrimSpace(call.Arguments)
 	if args == "" {

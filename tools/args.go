@@ -66,6 +66,9 @@ func newArgSchema(tool string, s *jsonschema.Schema) *argSchema {
 	var exp strings.Builder
 	for _, name := range names {
 		p := s.Properties[name]
+		if p == nil {
+			continue // a remote schema's odd property
+		}
 		f := argField{name: name, required: slices.Contains(s.Required, name), desc: p.Description}
 		if p.Type != "" {
 			f.types = []string{p.Type}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -19,12 +20,17 @@ var ErrDuplicateTool = errors.New("duplicate tool name")
 // holding what it needs: the workspace, and for read_file, write_file
 // and edit_file the session's fileState (what the model has read, which
 // edit_file and write_file check before changing a file). A Registry is
-// safe for concurrent use; calls may run in parallel.
+// safe for concurrent use: calls may run in parallel, and remote tools
+// (an MCP server's) join and leave while they do (Replace).
 type Registry struct {
 	ws    *Workspace
 	files *fileState
+
+	mu    sync.RWMutex
 	tools map[string]*Tool
 	names []string // sorted
+	// specs is Specs' answer until the tools change; nil when stale.
+	specs []chat.ToolSpec
 }
 
 // options are what Options set: the configuration of the built-in tools.
@@ -114,46 +120,108 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 // Workspace returns the workspace the tools are confined to.
 func (r *Registry) Workspace() *Workspace { return r.ws }
 
-// Add registers another tool. Add all tools before the first call: Add
-// must not run concurrently with the other methods.
+// Add registers another tool.
 func (r *Registry) Add(t *Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.add(t)
+}
+
+func (r *Registry) add(t *Tool) error {
 	if _, ok := r.tools[t.Name()]; ok {
 		return fmt.Errorf("add tool %s: %w", t.Name(), ErrDuplicateTool)
 	}
 	r.tools[t.Name()] = t
 	i, _ := slices.BinarySearch(r.names, t.Name())
 	r.names = slices.Insert(r.names, i, t.Name())
+	r.specs = nil
 	return nil
 }
 
-// Lookup returns the tool called name.
-func (r *Registry) Lookup(name string) (*Tool, bool) {
+// Replace makes ts the tools of server, in one step: the server's tools
+// not in ts leave, those in ts join or are updated. Every tool of ts must
+// belong to server (NewRemote's Remote.Server) and none may take the name
+// of another server's tool or of one of tackle's own; then nothing
+// changes. A call already running finishes with the tool it started with.
+func (r *Registry) Replace(server string, ts []*Tool) error {
+	if server == "" {
+		return errors.New("replace tools: no server named")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		if t.server != server {
+			return fmt.Errorf("replace tools of %s: %s belongs to %q", server, t.Name(), t.server)
+		}
+		if old, ok := r.tools[t.Name()]; ok && old.server != server || seen[t.Name()] {
+			return fmt.Errorf("replace tools of %s: %s: %w", server, t.Name(), ErrDuplicateTool)
+		}
+		seen[t.Name()] = true
+	}
+	r.names = slices.DeleteFunc(r.names, func(name string) bool {
+		if r.tools[name].server == server {
+			delete(r.tools, name)
+			return true
+		}
+		return false
+	})
+	for _, t := range ts {
+		r.add(t) // cannot fail: checked above
+	}
+	r.specs = nil
+	return nil
+}
+
+// lookup returns the tool called name.
+func (r *Registry) lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
 	return t, ok
 }
 
-// Names returns the names of the tools, sorted.
-func (r *Registry) Names() []string { return slices.Clone(r.names) }
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (*Tool, bool) { return r.lookup(name) }
 
-// Specs lists the tools as the model sees them, sorted by name.
+// Names returns the names of the tools, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.names)
+}
+
+// Specs lists the tools as the model sees them, sorted by name. While
+// the tools do not change it returns the same slice, which the caller
+// must not modify; a caller can tell a change by getting another one.
 func (r *Registry) Specs() []chat.ToolSpec {
-	specs := make([]chat.ToolSpec, len(r.names))
-	for i, name := range r.names {
-		specs[i] = r.tools[name].Spec()
+	r.mu.RLock()
+	specs := r.specs
+	r.mu.RUnlock()
+	if specs != nil {
+		return specs
 	}
-	return specs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.specs == nil {
+		r.specs = make([]chat.ToolSpec, len(r.names))
+		for i, name := range r.names {
+			r.specs[i] = r.tools[name].Spec()
+		}
+	}
+	return r.specs
 }
 
 // Run executes one call. An unknown tool or bad arguments, like any
 // failure the model should read, come back as a result with
 // chat.StatusError; a Go error means the harness itself failed.
 func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult, error) {
-	t, ok := r.tools[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		return chat.ToolResult{
 			CallID:  call.ID,
 			Status:  chat.StatusError,
-			Content: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(r.names, ", ")),
+			Content: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(r.Names(), ", ")),
 		}, nil
 	}
 	if cp := r.files.checkpoints; cp != nil && t.Kind() == KindExec {
@@ -191,6 +259,9 @@ type CallInfo struct {
 	Refused []string
 	// Command is the shell command of a bash call.
 	Command string
+	// Server is the server of a remote tool (an MCP server's), "" for
+	// tackle's own.
+	Server string
 }
 
 // Acknowledge records the current content of path as known to the model,
@@ -206,11 +277,11 @@ func (r *Registry) Acknowledge(path string) error { return r.files.acknowledge(p
 // an unknown tool; the CallInfo then still names the tool and, for a
 // known tool, its kind.
 func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
-	t, ok := r.tools[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		return CallInfo{Tool: call.Name}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
 	}
-	info := CallInfo{Tool: t.Name(), Kind: t.Kind()}
+	info := CallInfo{Tool: t.Name(), Kind: t.Kind(), Server: t.server}
 	args, err := t.Decode(call.Arguments)
 	if err != nil {
 		return info, err
@@ -254,7 +325,7 @@ func (r *Registry) resolve(paths []string) (resolved, refused []string) {
 // shows it next to the tool's name. A call of an unknown tool is given by
 // its arguments as sent.
 func (r *Registry) Summary(call chat.ToolCall) string {
-	t, ok := r.tools[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		return call.Arguments
 	}
@@ -265,7 +336,7 @@ func (r *Registry) Summary(call chat.ToolCall) string {
 // person who approves it (Tool.Preview). A call of an unknown tool gives
 // a Problem.
 func (r *Registry) Preview(call chat.ToolCall) Preview {
-	t, ok := r.tools[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		return Preview{Summary: call.Arguments, Problem: fmt.Sprintf("there is no tool %q: the call will fail", call.Name)}
 	}

@@ -60,6 +60,9 @@ type Tool struct {
 	lenient func(raw []byte) (any, error)
 	execute func(ctx context.Context, args any) (Result, error)
 	preview func(args any) Preview // nil: the arguments by name
+	// server and remoteName are a remote tool's server and its name
+	// there (NewRemote); empty for tackle's own tools.
+	server, remoteName string
 }
 
 var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
@@ -127,6 +130,13 @@ func New[A any](name, description string, kind Kind, fn func(ctx context.Context
 
 // Name returns the name the model calls the tool by.
 func (t *Tool) Name() string { return t.name }
+
+// Server returns the name of the server a remote tool belongs to (see
+// NewRemote), or "" for one of tackle's own tools.
+func (t *Tool) Server() string { return t.server }
+
+// RemoteName returns a remote tool's name on its server, or "".
+func (t *Tool) RemoteName() string { return t.remoteName }
 
 // Description returns the description the model reads.
 func (t *Tool) Description() string { return t.description }
