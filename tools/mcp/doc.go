@@ -1,0 +1,17 @@
+// Package mcp connects tackle to Model Context Protocol servers through
+// the official Go SDK (github.com/modelcontextprotocol/go-sdk): stdio
+// servers tackle starts, and remote servers over streamable HTTP (or the
+// older HTTP+SSE transport). Each server's tools join a tools.Registry
+// as remote tools named mcp__SERVER__TOOL, so that their calls go the
+// same way as tackle's own: pre_tool_call hooks, the approval policy,
+// post_tool_call hooks, redaction, output caps and cancellation.
+//
+// Servers start in parallel in the background (Start returns at once);
+// a server's tools join the registry when it is ready and leave or
+// change when it says its list changed. A server that fails to start,
+// crashes or times out is reported by name with the tail of its stderr;
+// its tools then answer with an error saying so, and the next call of
+// one of them starts it again, with a backoff between failed starts.
+// Close shuts every server down (stdio servers: stdin closed, then their
+// process group killed after a grace period).
+package mcp

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package mcp
+
+import "os"
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -1,0 +1,598 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/child"
+)
+
+// server is one configured server and its connection, if any.
+type server struct {
+	set        *Set
+	name, part string
+	spec       Spec
+	startup    time.Duration // bound on connecting and listing tools
+	callLimit  time.Duration // bound on one tool call
+	log        *child.Log
+
+	ctx    context.Context // cancelled by close
+	cancel context.CancelFunc
+
+	mu         sync.Mutex
+	state      State
+	err        string
+	conn       *conn          // the live connection while Ready
+	connecting chan struct{}  // closed when the connect in progress ends
+	failures   int            // failed starts in a row
+	nextTry    time.Time      // no start before this, after a failure
+	tools      []ToolStatus   // the tools last listed
+	impl       string         // what the server calls itself
+	closed     bool           // close was called
+	refreshing bool           // a tool list refresh runs
+	refresh    bool           // another refresh was asked for meanwhile
+	closing    sync.WaitGroup // connections being closed
+}
+
+// conn is one connection to a server: the SDK's session, and for a stdio
+// server its process.
+type conn struct {
+	sess    *mcp.ClientSession
+	cmd     *exec.Cmd     // nil for a remote server
+	exited  chan struct{} // closed when cmd has exited (nil for remote)
+	waitErr error         // cmd.Wait's error, once exited is closed
+	tail    *child.Tail   // the end of its stderr
+}
+
+func newServer(set *Set, name, part string, spec Spec) (*server, error) {
+	log, err := child.OpenLog(set.opts.LogDir, part)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{set: set, name: name, part: part, spec: spec, log: log}
+	s.startup, s.callLimit = spec.timeouts()
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if !spec.IsEnabled() {
+		s.state = Disabled
+	} else {
+		s.state = Starting
+	}
+	return s, nil
+}
+
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.statusLocked()
+}
+
+func (s *server) statusLocked() Status {
+	st := Status{
+		Name: s.name, Part: s.part, Transport: s.spec.transport(), Target: s.target(),
+		State: s.state, Err: s.err, Log: s.log.Path(), Implementation: s.impl,
+		Tools: append([]ToolStatus(nil), s.tools...),
+	}
+	return st
+}
+
+// target is the command line or URL as configured.
+func (s *server) target() string {
+	if s.spec.transport() == Stdio {
+		return strings.Join(append([]string{s.spec.Command}, s.spec.Args...), " ")
+	}
+	return s.spec.URL
+}
+
+// setState changes the state and reports the change.
+func (s *server) setState(state State, why string) {
+	s.mu.Lock()
+	s.state, s.err = state, why
+	st := s.statusLocked()
+	s.mu.Unlock()
+	s.set.report(st)
+}
+
+// ensure starts the server if it is not running and may be started now,
+// and waits for that start (or one already under way) to end. It returns
+// the live connection, or why there is none.
+func (s *server) ensure() (*conn, error) {
+	s.mu.Lock()
+	for {
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, errors.New("tackle is shutting down")
+		case s.state == Disabled:
+			s.mu.Unlock()
+			return nil, errors.New("it is disabled in the config")
+		case s.conn != nil:
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case s.connecting != nil:
+			wait := s.connecting
+			s.mu.Unlock()
+			<-wait
+			s.mu.Lock()
+			if s.conn == nil && s.state == Failed {
+				err := errors.New(s.err)
+				s.mu.Unlock()
+				return nil, err
+			}
+			continue
+		case s.state == Failed && s.set.opts.Now().Before(s.nextTry):
+			err := fmt.Errorf("%s; tackle will try to start it again in %v", s.err, s.nextTry.Sub(s.set.opts.Now()).Round(time.Second))
+			s.mu.Unlock()
+			return nil, err
+		}
+		done := make(chan struct{})
+		s.connecting = done
+		s.state, s.err = Starting, ""
+		st := s.statusLocked()
+		s.mu.Unlock()
+		s.set.report(st)
+
+		c, err := s.connect()
+
+		s.mu.Lock()
+		s.connecting = nil
+		close(done)
+		if err != nil {
+			s.failures++
+			s.nextTry = s.set.opts.Now().Add(s.backoff())
+			s.state, s.err = Failed, err.Error()
+			if s.closed {
+				s.state, s.err = Stopped, ""
+			}
+			st := s.statusLocked()
+			s.mu.Unlock()
+			s.log.Note("%v", err)
+			s.set.report(st)
+			return nil, err
+		}
+		if s.closed {
+			s.mu.Unlock()
+			s.shut(c)
+			return nil, errors.New("tackle is shutting down")
+		}
+		s.failures = 0
+		s.conn = c
+		s.state = Ready
+		st = s.statusLocked()
+		s.mu.Unlock()
+		s.set.report(st)
+		go s.watch(c)
+		return c, nil
+	}
+}
+
+// restart ends the live connection, if any, and starts the server again
+// now.
+func (s *server) restart() (*conn, error) {
+	s.mu.Lock()
+	if s.state == Disabled {
+		s.mu.Unlock()
+		return nil, errors.New("it is disabled in the config")
+	}
+	c := s.conn
+	s.conn = nil
+	s.nextTry = time.Time{}
+	s.mu.Unlock()
+	if c != nil {
+		s.shut(c)
+	}
+	return s.ensure()
+}
+
+// backoff is the wait after s.failures failed starts in a row.
+func (s *server) backoff() time.Duration {
+	d := s.set.opts.MinBackoff
+	for i := 1; i < s.failures && d < s.set.opts.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, s.set.opts.MaxBackoff)
+}
+
+// connect starts the server (a stdio server's process), shakes hands and
+// lists its tools, within the startup timeout; its tools then replace
+// the server's in the registry.
+func (s *server) connect() (*conn, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.startup)
+	defer cancel()
+	spec, err := s.spec.expanded(s.set.lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{}
+	var transport mcp.Transport
+	switch spec.transport() {
+	case Stdio:
+		if transport, err = s.startProcess(spec, c); err != nil {
+			return nil, err
+		}
+	case HTTP:
+		transport = &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers), MaxRetries: 2}
+	case SSE:
+		transport = &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers)}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { go s.refreshTools(c) },
+	})
+	if s.set.opts.Workdir != "" {
+		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(s.set.opts.Workdir), Name: "workspace"})
+	}
+	fail := func(err error) (*conn, error) {
+		if c.sess != nil {
+			c.sess.Close()
+		}
+		s.stopProcess(c)
+		if errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
+			err = fmt.Errorf("it did not answer within %v", s.startup)
+		}
+		return nil, fmt.Errorf("%s%s", s.failure(c, err), s.log.Where())
+	}
+	sess, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return fail(err)
+	}
+	c.sess = sess
+	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
+		s.mu.Lock()
+		s.impl = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+		s.mu.Unlock()
+	}
+	if err := s.listTools(ctx, c); err != nil {
+		return fail(fmt.Errorf("listing its tools: %w", err))
+	}
+	s.log.Note("ready")
+	return c, nil
+}
+
+// failure words why a connection ended: err, how the process exited and
+// the tail of its stderr.
+func (s *server) failure(c *conn, err error) string {
+	msg := err.Error()
+	if c.exited != nil {
+		select {
+		case <-c.exited:
+			msg = exitMessage(c.waitErr)
+		case <-time.After(s.set.opts.Grace):
+			// It is still running: the error stands as it is.
+		}
+	}
+	if c.tail != nil {
+		if t := strings.TrimSpace(c.tail.String()); t != "" {
+			msg += "; its stderr ends: " + lastLines(t, 5)
+		}
+	}
+	return msg
+}
+
+// exitMessage says how a process ended.
+func exitMessage(err error) string {
+	if err == nil {
+		return "it exited"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return "it exited (" + ee.ProcessState.String() + ")"
+	}
+	return "it stopped: " + err.Error()
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startProcess starts a stdio server's process in a process group of its
+// own, its stderr going to the log and the tail.
+func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
+	cmd := exec.Command(s.set.lookPath(spec.Command), spec.Args...)
+	cmd.Dir = s.set.opts.Workdir
+	if spec.Cwd != "" {
+		cmd.Dir = spec.Cwd
+		if !filepath.IsAbs(spec.Cwd) {
+			cmd.Dir = filepath.Join(s.set.opts.Workdir, spec.Cwd)
+		}
+	}
+	cmd.Env = append([]string(nil), s.set.opts.Env...)
+	for _, k := range sortedKeys(spec.Env) {
+		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])
+	}
+	c.tail = &child.Tail{}
+	cmd.Stderr = io.MultiWriter(s.log, c.tail)
+	cmd.WaitDelay = s.set.opts.Grace // a grandchild holding stderr open
+	child.SetGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
+	}
+	s.log.Note("started %q (pid %d)", append([]string{spec.Command}, spec.Args...), cmd.Process.Pid)
+	c.cmd, c.exited = cmd, make(chan struct{})
+	go func() {
+		c.waitErr = cmd.Wait()
+		s.log.Note("%s", exitMessage(c.waitErr))
+		close(c.exited)
+	}()
+	return &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil
+}
+
+// httpClient is the Set's HTTP client, sending headers with each request.
+func (s *server) httpClient(headers map[string]string) *http.Client {
+	base := s.set.opts.HTTPClient
+	if len(headers) == 0 {
+		return base
+	}
+	c := *base
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = headerTransport{headers: headers, next: next}
+	return &c
+}
+
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// listTools lists the server's tools and makes them the server's tools in
+// the registry.
+func (s *server) listTools(ctx context.Context, c *conn) error {
+	var listed []*mcp.Tool
+	for t, err := range c.sess.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		listed = append(listed, t)
+	}
+	own := make([]string, len(listed))
+	for i, t := range listed {
+		own[i] = t.Name
+	}
+	names := toolNames(s.part, own)
+	var ts []*tools.Tool
+	var status []ToolStatus
+	for _, t := range listed {
+		kind := tools.KindExec
+		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			kind = tools.KindRead
+		}
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || t.InputSchema == nil {
+			schema = nil
+		}
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
+		desc := t.Description
+		if desc == "" {
+			desc = cmpOr(title, t.Name) + " (a tool of the MCP server " + s.name + ")"
+		}
+		tool, err := tools.NewRemote(tools.Remote{
+			Name: names[t.Name], Server: s.part, Tool: t.Name, Kind: kind,
+			Description: desc, Schema: schema,
+			Call: s.caller(t.Name),
+		})
+		if err != nil {
+			s.log.Note("tool %q left out: %v", t.Name, err)
+			continue
+		}
+		ts = append(ts, tool)
+		status = append(status, ToolStatus{Name: names[t.Name], Tool: t.Name, Title: title, ReadOnly: kind == tools.KindRead})
+	}
+	if err := s.set.opts.Registry.Replace(s.part, ts); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.tools = status
+	s.mu.Unlock()
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// refreshTools lists the tools again after the server said they
+// changed; refreshes asked for while one runs are merged into one more.
+func (s *server) refreshTools(c *conn) {
+	s.mu.Lock()
+	if s.refreshing {
+		s.refresh = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	for {
+		ctx, cancel := context.WithTimeout(s.ctx, s.startup)
+		err := s.listTools(ctx, c)
+		cancel()
+		if err != nil {
+			s.log.Note("refreshing the tools: %v", err)
+		}
+		s.mu.Lock()
+		if !s.refresh || s.conn != c {
+			s.refreshing, s.refresh = false, false
+			st := s.statusLocked()
+			s.mu.Unlock()
+			if err == nil {
+				s.set.report(st)
+			}
+			return
+		}
+		s.refresh = false
+		s.mu.Unlock()
+	}
+}
+
+// watch waits for a connection to end and, unless tackle ended it, marks
+// the server failed: its tools stay, and the next call starts it again.
+func (s *server) watch(c *conn) {
+	c.sess.Wait()
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return // closed by tackle, or already replaced
+	}
+	s.conn = nil
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	why := "it stopped: " + s.failure(c, errors.New("the connection closed"))
+	s.stopProcess(c)
+	s.log.Note("%s", why)
+	// A crash after it was ready: the next call starts it again at once.
+	s.mu.Lock()
+	s.nextTry = time.Time{}
+	s.mu.Unlock()
+	s.setState(Failed, why+s.log.Where())
+}
+
+// caller returns the function that calls the server's tool named tool.
+func (s *server) caller(tool string) func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		c, err := s.ensure()
+		if err != nil {
+			return tools.Fail("The MCP server %s is not available: %v. Do not call its tools again unless the user asks.", s.name, err), nil
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.callLimit)
+		defer cancel()
+		res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		switch {
+		case err == nil:
+			return result(res), nil
+		case ctx.Err() != nil:
+			return tools.Fail("The call was cancelled; the MCP server %s was told to stop it.", s.name), nil
+		case cctx.Err() != nil:
+			return tools.Fail("The MCP server %s did not answer within %v; it was told to stop the call.", s.name, s.callLimit), nil
+		case s.dead(c):
+			why := s.failure(c, err)
+			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
+		}
+		return tools.Fail("The MCP server %s refused the call: %v", s.name, err), nil
+	}
+}
+
+// dead reports whether connection c has ended: its process exited, or
+// the server is no longer on it.
+func (s *server) dead(c *conn) bool {
+	if c.exited != nil {
+		select {
+		case <-c.exited:
+			return true
+		case <-time.After(100 * time.Millisecond):
+			// The call failed while the process runs: a protocol error
+			// unless the connection is gone.
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != c && !s.closed
+}
+
+// close shuts the server down and waits for it to be gone.
+func (s *server) close() {
+	s.mu.Lock()
+	s.closed = true
+	c := s.conn
+	s.conn = nil
+	wasUp := s.state != Disabled
+	s.mu.Unlock()
+	s.cancel() // stops a start under way
+	if c != nil {
+		s.shut(c)
+	}
+	// Wait for a start under way to give up.
+	s.mu.Lock()
+	wait := s.connecting
+	s.mu.Unlock()
+	if wait != nil {
+		<-wait
+	}
+	if wasUp {
+		s.setState(Stopped, "")
+	}
+	s.log.Close()
+}
+
+// shut ends a connection: the session is closed (for a stdio server
+// that closes its stdin), and a process still running after the grace
+// period has its group killed.
+func (s *server) shut(c *conn) {
+	closed := make(chan struct{})
+	go func() {
+		c.sess.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(s.set.opts.Grace):
+	}
+	s.stopProcess(c)
+}
+
+// stopProcess waits up to the grace period for a stdio server's process
+// to exit, then kills its process group (what it started included).
+func (s *server) stopProcess(c *conn) {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(s.set.opts.Grace):
+		s.log.Note("still running %v after its stdin was closed: killing its process group", s.set.opts.Grace)
+	}
+	child.KillGroup(c.cmd.Process) // and anything it left behind
+	<-c.exited
+}
+
+// kill kills the server's process group at once.
+func (s *server) kill() {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil && c.cmd != nil && c.cmd.Process != nil {
+		child.KillGroup(c.cmd.Process)
+	}
+}
