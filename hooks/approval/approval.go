@@ -19,7 +19,8 @@
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
 //  6. yolo mode → Continue;
-//  7. the tool only reads → Continue;
+//  7. the tool only reads → Continue (not a remote tool: an MCP server's
+//     tool asks unless a rule allows it, whatever it declares);
 //  8. accept-edits mode and the tool edits files → Continue;
 //  9. otherwise → Pause, with a reason saying what the call wants to do.
 //
@@ -285,7 +286,7 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	if call.Name == ShellTool {
 		return p.alwaysShell(call)
 	}
-	if s := p.subject(call); s.kind == tools.KindRead || s.kind == tools.KindEdit {
+	if s := p.subject(call); s.server == "" && (s.kind == tools.KindRead || s.kind == tools.KindEdit) {
 		return p.alwaysPath(s)
 	}
 	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
@@ -456,7 +457,7 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	switch {
 	case mode == Yolo:
 		return hooks.PreToolResult{Reason: "yolo mode"}
-	case kind == tools.KindRead:
+	case kind == tools.KindRead && s.server == "":
 		return hooks.PreToolResult{}
 	case kind == tools.KindEdit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
@@ -555,13 +556,13 @@ func ruleAccess(tool string) access {
 // tool ct: the same tool, or a tool that reaches paths the way the rule
 // is about.
 func denyApplies(rt, ct string) bool {
-	return rt == ct || ruleAccess(rt)&accessOf(ct) != 0
+	return toolMatches(rt, ct) || ruleAccess(rt)&accessOf(ct) != 0
 }
 
 // allowApplies reports whether an allow rule of tool rt applies to a call
 // of tool ct: the same tool, or one whose rules are about the same access.
 func allowApplies(rt, ct string) bool {
-	return rt == ct || ruleAccess(rt) != 0 && ruleAccess(rt) == ruleAccess(ct)
+	return toolMatches(rt, ct) || ruleAccess(rt) != 0 && ruleAccess(rt) == ruleAccess(ct)
 }
 
 // subject is one call as rules see it.
@@ -573,6 +574,9 @@ type subject struct {
 	hasCmd  bool
 	prog    *program // bash: parsed on first use
 	paths   []string // other tools: the paths the call names
+	// server is a remote tool's server (an MCP server's tool): it asks
+	// unless a rule allows it, whatever it declares.
+	server string
 	assess  map[*command]*assessment
 
 	// bash: where the program's relative paths are taken from (see where).
@@ -587,9 +591,12 @@ func (p *Policy) subject(call chat.ToolCall) *subject {
 		// Arguments the tool refuses still give its kind.
 		info, _ = p.inspector.Inspect(call)
 	}
-	s := &subject{p: p, call: call, kind: tools.KindExec}
+	s := &subject{p: p, call: call, kind: tools.KindExec, server: info.Server}
 	if info.Kind == tools.KindRead || info.Kind == tools.KindEdit {
 		s.kind = info.Kind
+	}
+	if s.server != "" {
+		return s // a remote tool names no workspace paths tackle can judge
 	}
 	if call.Name == ShellTool {
 		s.command, s.hasCmd = argString(call, "command")
@@ -658,7 +665,7 @@ func (s *subject) denied(deny []Rule) denial {
 			continue
 		}
 		if r.Pattern == "" {
-			if r.Tool != s.call.Name {
+			if !toolMatches(r.Tool, s.call.Name) {
 				// Every call of a file tool reaching paths this way.
 				return denial{rule: r, what: fmt.Sprintf("every %s call is denied, and %s reaches files the same way", r.Tool, s.call.Name)}
 			}
@@ -1174,6 +1181,16 @@ func joinAnd(list []string) string {
 // describe says in words what a call wants to do.
 func (s *subject) describe(kind tools.Kind) string {
 	name := s.call.Name
+	if s.server != "" {
+		what := fmt.Sprintf("the MCP server %s's tool %s", s.server, name)
+		if kind == tools.KindRead {
+			what += " (read-only, the server says)"
+		}
+		if args := strings.TrimSpace(s.call.Arguments); args != "" && args != "{}" {
+			return fmt.Sprintf("%s wants to run with %s", what, oneLine(args))
+		}
+		return what + " wants to run"
+	}
 	switch {
 	case name == ShellTool && s.hasCmd:
 		return fmt.Sprintf("%s wants to run: %s", name, oneLine(s.command))

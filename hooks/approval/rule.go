@@ -104,6 +104,15 @@ func ParseRule(s string) (Rule, error) {
 	if tool == "" {
 		return bad("missing the tool name before the pattern")
 	}
+	if strings.HasPrefix(tool, mcpPrefix) {
+		if err := checkMCPRule(tool); err != nil {
+			return bad("%v", err)
+		}
+		if hasParen {
+			return bad("an MCP tool's rule takes no pattern: tackle cannot tell what its arguments reach (write %s alone)", tool)
+		}
+		return Rule{Tool: tool}, nil
+	}
 	if err := checkToolName(tool); err != nil {
 		return bad("%v", err)
 	}
@@ -143,6 +152,42 @@ func checkToolName(name string) error {
 		}
 	}
 	return nil
+}
+
+// mcpPrefix starts the names of MCP servers' tools: mcp__SERVER__TOOL.
+const mcpPrefix = "mcp__"
+
+// checkMCPRule accepts the tool part of a rule about MCP tools:
+// mcp__SERVER__TOOL, mcp__SERVER__* (a glob: * and ? as in path.Match),
+// or mcp__SERVER for every tool of the server. The names are as the
+// model sees them (letters of either case, digits, _ and -).
+func checkMCPRule(tool string) error {
+	rest := strings.TrimPrefix(tool, mcpPrefix)
+	if rest == "" {
+		return fmt.Errorf("%q names no MCP server (want mcp__SERVER, mcp__SERVER__TOOL or mcp__SERVER__*)", tool)
+	}
+	for _, c := range rest {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '*' || c == '?') {
+			return fmt.Errorf("%q is not an MCP tool name or glob (letters, digits, _, - and the globs * and ?)", tool)
+		}
+	}
+	return nil
+}
+
+// toolMatches reports whether a rule's tool covers a call's tool: the
+// same name, or for MCP tools a glob (mcp__github__*) or a whole server
+// (mcp__github covers every mcp__github__… tool, and no other server's).
+func toolMatches(rule, call string) bool {
+	if rule == call {
+		return true
+	}
+	if !strings.HasPrefix(rule, mcpPrefix) || !strings.HasPrefix(call, mcpPrefix) {
+		return false
+	}
+	if !strings.Contains(strings.TrimPrefix(rule, mcpPrefix), "__") && !strings.ContainsAny(rule, "*?") {
+		return strings.HasPrefix(call, rule+"__")
+	}
+	return globWord(rule, call)
 }
 
 // cleanPattern cleans a path pattern the way call paths are cleaned, so
