@@ -577,7 +577,7 @@ type subject struct {
 	// server is a remote tool's server (an MCP server's tool): it asks
 	// unless a rule allows it, whatever it declares.
 	server string
-	assess  map[*command]*assessment
+	assess map[*command]*assessment
 
 	// bash: where the program's relative paths are taken from (see where).
 	env     *pathEnv
