@@ -22,8 +22,10 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// tackleBin is the binary built once for all end-to-end tests.
-var tackleBin string
+// tackleBin is the binary built once for all end-to-end tests, and
+// mcpServerBin the test MCP server (tools/mcp/testdata/mcpserver), built
+// with it.
+var tackleBin, mcpServerBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tackle-e2e-")
@@ -31,8 +33,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	tackleBin = filepath.Join(dir, "tackle")
-	build := exec.Command("go", "build", "-o", tackleBin, ".")
+	tackleBin, mcpServerBin = filepath.Join(dir, "tackle"), filepath.Join(dir, "mcpserver")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "./tools/mcp/testdata/mcpserver")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building tackle:", err)
@@ -50,6 +52,7 @@ type e2e struct {
 	workspace string
 	home      string // XDG_CONFIG_HOME and HOME
 	stdin     string
+	env       []string // added to tackle's environment
 }
 
 func newE2E(t *testing.T, script string) *e2e {
@@ -90,6 +93,7 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 	if c := goCache(); c != "" {
 		cmd.Env = append(cmd.Env, "GOCACHE="+c)
 	}
+	cmd.Env = append(cmd.Env, e.env...)
 	if e.stdin != "" {
 		cmd.Stdin = strings.NewReader(e.stdin)
 	}

@@ -43,7 +43,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 	if err != nil {
 		return err
 	}
-	atExit(s.servers.Kill) // a second interrupt leaves no hook server running
+	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
 	defer s.Close()
 
 	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.env), sink: bridge.Send}

@@ -36,7 +36,7 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 	if err != nil {
 		return err
 	}
-	atExit(s.servers.Kill) // a second interrupt leaves no hook server running
+	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
 	defer s.Close()
 
 	warn := func(err error) { printer.Event(agent.Warning{Message: err.Error()}) }
@@ -50,7 +50,8 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio stdio, res *r
 	printer.SummarizeWith(s.toolbox.Summary).ShowReasoning(c.ShowReason)
 	answers := headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: c.OnPause == "save"}
 	result, err := drivePiped(ctx, c, s, cv, printer.Event, prompt, answers, stdio.err)
-	s.servers.Close() // their last warnings come before the result
+	s.mcp.close(printer.Event) // their last warnings come before the result
+	s.servers.Close()
 	// The session is complete on disk, and free, before stdout names it:
 	// whoever reads it may resume it at once.
 	if cerr := cv.close(); cerr != nil {

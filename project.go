@@ -1,8 +1,8 @@
 package main
 
-// The project layer: a project's .tackle/config.json and the hooks of its
-// Claude Code settings (.claude/settings.json, .claude/settings.local.json)
-// can run code, so each is used only after the user trusted its current
+// The project layer: a project's .tackle/config.json, its MCP servers
+// (.mcp.json) and the hooks of its Claude Code settings
+// (.claude/settings.json, .claude/settings.local.json) can run code, so each is used only after the user trusted its current
 // contents (config.Trust, hash-pinned in the state directory): the
 // interactive UI asks once before it starts, showing what the file would
 // run; a piped run leaves an untrusted file out, saying so, unless
@@ -22,6 +22,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tools/mcp"
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
@@ -32,6 +33,8 @@ type projectLayer struct {
 	cfg config.Config
 	// claude are the hooks of the trusted Claude Code settings files.
 	claude []claude.Source
+	// mcp are the MCP servers of the trusted .mcp.json.
+	mcp map[string]mcp.Spec
 }
 
 // projectFile is one file of the project that can run code.
@@ -55,6 +58,12 @@ func projectFiles(root, home string) ([]projectFile, error) {
 	}
 	if b != nil {
 		files = append(files, projectFile{path: tackle, contents: b, shows: string(b)})
+	}
+	dotMCP := filepath.Join(root, ".mcp.json")
+	if b, err := readIfExists(dotMCP); err != nil {
+		return nil, err
+	} else if b != nil {
+		files = append(files, projectFile{path: dotMCP, contents: b, shows: string(b)})
 	}
 	for _, name := range []string{"settings.json", "settings.local.json"} {
 		p := filepath.Join(root, ".claude", name)
@@ -167,6 +176,17 @@ func usageErr(err error) error {
 
 // add takes a trusted file into the project layer.
 func (p *projectLayer) add(f projectFile) error {
+	if filepath.Base(f.path) == ".mcp.json" {
+		specs, err := mcp.Parse(f.contents)
+		if err == nil {
+			err = mcp.ValidateAll(specs)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		p.mcp = specs
+		return nil
+	}
 	if filepath.Base(f.path) == "config.json" {
 		cfg, err := config.Parse(f.contents)
 		if err != nil {
@@ -227,6 +247,9 @@ func projectOnly(cfg config.Config) error {
 	}
 	if len(cfg.HookServers) > 0 {
 		fields = append(fields, "hook_servers")
+	}
+	if len(cfg.MCPServers) > 0 {
+		fields = append(fields, "mcpServers (a project's MCP servers go in its .mcp.json)")
 	}
 	if len(fields) > 0 {
 		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))

@@ -37,6 +37,7 @@ type session struct {
 	redactor *redact.Redactor
 	journal  *tools.TempJournal // nil without a state directory
 	servers  *process.Set       // the hook servers; nil when none is configured
+	mcp      *mcpServers        // the MCP servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts and the tool
 	// definitions, for /context.
@@ -118,7 +119,10 @@ func (s *session) registerHooks(ctx context.Context, c cli, cfg config.Config, e
 	if err := s.startServers(ctx, cfg.HookServers, env, emit); err != nil {
 		return err
 	}
-	emit = s.observe(emit) // the checks' progress reaches observers too
+	emit = s.observe(emit) // the checks' and MCP servers' news reach observers too
+	if err := s.startMCP(c, cfg, env, emit); err != nil {
+		return err
+	}
 	if c.checks == nil {
 		return nil
 	}
@@ -163,8 +167,16 @@ func (s *session) observe(onEvent func(agent.Event)) func(agent.Event) {
 	}
 }
 
+// kill kills the hook servers' and the MCP servers' processes at once,
+// for a process about to exit.
+func (s *session) kill() {
+	s.servers.Kill()
+	s.mcp.kill()
+}
+
 func (s *session) Close() error {
 	s.claude.close()
+	s.mcp.close(nil)
 	s.servers.Close()
 	if s.journal != nil {
 		s.journal.Close()

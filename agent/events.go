@@ -144,6 +144,17 @@ type Compacted struct {
 	Usage chat.Usage `json:"usage"`
 }
 
+// MCPServerStatus says an MCP server changed state: "starting",
+// "ready" (its Tools tools joined the ones the model is offered),
+// "failed" (Error says why, with the tail of its stderr) or "stopped".
+// It comes from the session, not from a Run.
+type MCPServerStatus struct {
+	Server string `json:"server"`
+	State  string `json:"state"`
+	Tools  int    `json:"tools,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
 // Warning is something the user should see that did not stop the Run.
 type Warning struct {
 	Message string `json:"message"`
@@ -217,6 +228,7 @@ func (UsageReport) EventType() string      { return "usage" }
 func (CompactStarted) EventType() string   { return "compaction_started" }
 func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
+func (MCPServerStatus) EventType() string  { return "mcp_server" }
 func (ErrorEvent) EventType() string       { return "error" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
@@ -229,6 +241,7 @@ func EventTypes() []string {
 		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
+		MCPServerStatus{},
 	}
 	types := make([]string, len(evs))
 	for i, e := range evs {

@@ -70,6 +70,10 @@ type Response struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// Fault makes the response fail.
 	Fault *Fault `json:"fault,omitempty"`
+	// Hold makes the server wait for Server.Release before it answers:
+	// the test lets the reply go once something else has happened (a
+	// server the client starts in the background is ready).
+	Hold bool `json:"hold,omitempty"`
 	// Repeat makes this response answer every request from now on. It must
 	// be the last response of the script.
 	Repeat bool `json:"repeat,omitempty"`

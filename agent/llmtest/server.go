@@ -71,6 +71,8 @@ type Server struct {
 	errs     []string
 	changed  chan struct{} // closed and replaced on every change
 	stalled  chan struct{} // closed at the first stall
+	release  chan struct{} // closed by Release: held responses go
+	released sync.Once
 }
 
 // Request is one request the server received.
@@ -103,6 +105,7 @@ func NewServer(tb testing.TB, s Script) *Server {
 		closing: make(chan struct{}),
 		changed: make(chan struct{}),
 		stalled: make(chan struct{}),
+		release: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", srv.chatCompletions)
@@ -138,6 +141,10 @@ func (s *Server) Probes() []string {
 func (s *Server) WaitRequests(ctx context.Context, n int) error {
 	return s.wait(ctx, func() bool { return len(s.requests) >= n })
 }
+
+// Release lets the held responses (Response.Hold) answer, now and from
+// now on.
+func (s *Server) Release() { s.released.Do(func() { close(s.release) }) }
 
 // Stalled returns a channel closed when the first stalled response has sent
 // its frames and begun to block. A test waits for it, then cancels the
@@ -255,6 +262,15 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	case resp.Body != nil:
 		replay(w, resp.Body)
 		return
+	}
+	if resp.Hold {
+		select {
+		case <-s.release:
+		case <-s.closing:
+			return
+		case <-r.Context().Done():
+			return
+		}
 	}
 
 	st := stream{

@@ -31,6 +31,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/tools/mcp"
 	"github.com/tackle-dev/tackle/tools/suggest"
 )
 
@@ -83,6 +84,10 @@ type Config struct {
 	// HookServers are process hooks: long-lived hook servers speaking
 	// JSON-RPC over stdio.
 	HookServers []process.Spec `json:"hook_servers,omitempty"`
+	// MCPServers are Model Context Protocol servers whose tools the
+	// model may call, by name, in the shape .mcp.json files use (the
+	// name of the field too, so that an entry can be copied as it is).
+	MCPServers map[string]mcp.Spec `json:"mcpServers,omitempty"`
 	// Redact configures the redaction of secrets from tool results, e.g.
 	// {"disable": ["jwt"]}.
 	Redact redact.Settings `json:"redact,omitempty"`
