@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
@@ -47,6 +48,7 @@ type running struct {
 	cmd    *exec.Cmd
 	lines  chan string
 	stdout bytes.Buffer // every line, once read
+	seen   []string     // the lines read
 	stderr bytes.Buffer
 	done   chan struct{}
 	code   int
@@ -81,12 +83,19 @@ func (e *e2e) start(args ...string) *running {
 	return r
 }
 
-// waitLine reads stdout until a line contains every part; it fails the
-// test if tackle's stdout ends first.
+// waitLine returns the first line of stdout, read so far or from now
+// on, that contains every part; it fails the test if tackle's stdout
+// ends first.
 func (r *running) waitLine(parts ...string) string {
 	r.t.Helper()
+	for _, line := range r.seen {
+		if containsAll(line, parts...) {
+			return line
+		}
+	}
 	for line := range r.lines {
 		r.stdout.WriteString(line + "\n")
+		r.seen = append(r.seen, line)
 		if containsAll(line, parts...) {
 			return line
 		}
@@ -100,10 +109,8 @@ func (r *running) waitLine(parts ...string) string {
 // (stream-json's mcp_server events, in any order).
 func (r *running) waitReady(servers ...string) {
 	r.t.Helper()
-	left := slices.Clone(servers)
-	for len(left) > 0 {
-		line := r.waitLine(`"type":"mcp_server"`, `"state":"ready"`)
-		left = slices.DeleteFunc(left, func(s string) bool { return strings.Contains(line, `"server":"`+s+`"`) })
+	for _, s := range servers {
+		r.waitLine(`"type":"mcp_server"`, `"server":"`+s+`"`, `"state":"ready"`)
 	}
 }
 
@@ -245,4 +252,167 @@ func (e *e2e) startEnv(env []string, args ...string) *running {
 	e.env = append(slices.Clone(saved), env...)
 	defer func() { e.env = saved }()
 	return e.start(args...)
+}
+
+// TestE2EMCPRulesAndPlanMode: in plan mode with an allow rule for the
+// server's tools, the read-only tool runs, the others are skipped by the
+// mode, and a deny rule names itself.
+func TestE2EMCPRulesAndPlanMode(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, mcpScript(
+		llmtest.ToolCall{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"planning"}`},
+		llmtest.ToolCall{ID: "call_fail", Name: "mcp__test__fail", Arguments: `{}`},
+		llmtest.ToolCall{ID: "call_squares", Name: "mcp__test__structured", Arguments: `{"n":2}`},
+	))
+	e.config(mcpConfig(map[string]any{"test": stdioServer(nil)}))
+	r := e.start("-p", "plan it", "--mode", "plan", "--allow", "mcp__test__*", "--deny", "mcp__test__structured", "--output", "stream-json")
+	r.waitReady("test")
+	e.srv.Release()
+	r.wait()
+	if got := e.toolResult(2, "call_echo"); got != "echo: planning" {
+		t.Errorf("echo (read-only, allowed) = %q", got)
+	}
+	if got := e.toolResult(2, "call_fail"); !strings.Contains(got, "plan mode is read-only") {
+		t.Errorf("fail (not read-only) = %q", got)
+	}
+	if got := e.toolResult(2, "call_squares"); !strings.Contains(got, "denied by the rule mcp__test__structured") {
+		t.Errorf("structured (denied) = %q", got)
+	}
+}
+
+// TestE2EMCPAsksByDefault: without a rule an MCP call pauses, and a
+// piped run denies it (never hangs on an approval).
+func TestE2EMCPAsksByDefault(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, mcpScript(llmtest.ToolCall{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"x"}`}))
+	e.config(mcpConfig(map[string]any{"test": stdioServer(nil)}))
+	r := e.start("-p", "go", "--output", "stream-json")
+	r.waitReady("test")
+	e.srv.Release()
+	if code := r.wait(); code != exitDenied {
+		t.Errorf("exit %d, want %d (denied)", code, exitDenied)
+	}
+	if got := e.toolResult(2, "call_echo"); strings.Contains(got, "echo: x") {
+		t.Errorf("the call ran without approval: %q", got)
+	}
+}
+
+// TestE2EMCPCrashRestarts: a server that dies mid-call gives that call a
+// clear error; tackle goes on, and the next call starts it again.
+func TestE2EMCPCrashRestarts(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, llmtest.Script{Responses: []llmtest.Response{
+		{Hold: true, Content: "Looking.", ToolCalls: []llmtest.ToolCall{{ID: "call_ls", Name: "list_dir", Arguments: `{}`}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "call_crash", Name: "mcp__test__crash", Arguments: `{}`}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"back"}`}}},
+		{Content: "Done."},
+	}})
+	starts := filepath.Join(t.TempDir(), "starts")
+	e.config(mcpConfig(map[string]any{"test": stdioServer(map[string]string{"MCPSERVER_STARTS": starts})}))
+	r := e.start("-p", "go", "--yes", "--output", "stream-json")
+	r.waitReady("test")
+	e.srv.Release()
+	if code := r.wait(); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	crash := e.toolResult(2, "call_crash")
+	if !containsAll(crash, "The MCP server test stopped during the call", "exit status 3", "crashing as asked", "starts it again") {
+		t.Errorf("crash = %q", crash)
+	}
+	if got := e.toolResult(3, "call_echo"); got != "echo: back" {
+		t.Errorf("echo after the crash = %q", got)
+	}
+	if n := len(pids(t, starts)); n != 2 {
+		t.Errorf("the server started %d times, want 2", n)
+	}
+	if !strings.Contains(r.stderr.String(), "MCP server test failed: it stopped") {
+		t.Errorf("stderr does not warn of the crash:\n%s", r.stderr.String())
+	}
+}
+
+// TestE2EMCPServerNeverStarts: a server that fails to start and one
+// that never answers are warnings; the other server's tools work, the
+// run ends, and nothing of either is left running.
+func TestE2EMCPServerNeverStarts(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, mcpScript(llmtest.ToolCall{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"still here"}`}))
+	hangPid := filepath.Join(t.TempDir(), "hang.pid")
+	e.config(mcpConfig(map[string]any{
+		"test":   stdioServer(nil),
+		"broken": stdioServer(map[string]string{"MCPSERVER_FAIL": "cannot read /etc/broken.toml"}),
+		// Starts, never answers initialize.
+		"hang": map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$1"; exec sleep 300`, "sh", hangPid}},
+	}))
+	r := e.start("-p", "go", "--yes", "--output", "stream-json")
+	r.waitReady("test")
+	failed := r.waitLine(`"type":"mcp_server"`, `"server":"broken"`, `"state":"failed"`)
+	if !strings.Contains(failed, "cannot read /etc/broken.toml") {
+		t.Errorf("failed event: %s", failed)
+	}
+	hang := pids(t, hangPid)[0]
+	hangGone := childtest.ExitWatch(t, hang)
+	e.srv.Release()
+	if code := r.wait(); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if got := e.toolResult(2, "call_echo"); got != "echo: still here" {
+		t.Errorf("echo = %q", got)
+	}
+	for _, want := range []string{"MCP server broken failed: it exited (exit status 1); its stderr ends: cannot read /etc/broken.toml", "MCP server hang never became ready"} {
+		if !strings.Contains(r.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr.String())
+		}
+	}
+	hangGone()
+}
+
+// TestE2EMCPCancelSlowCall: interrupting tackle during a slow MCP call
+// tells the server to cancel it, and leaves no server running.
+func TestE2EMCPCancelSlowCall(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, mcpScript(llmtest.ToolCall{ID: "call_slow", Name: "mcp__test__slow", Arguments: `{}`}))
+	dir := t.TempDir()
+	started, cancelled, starts := filepath.Join(dir, "started"), filepath.Join(dir, "cancelled"), filepath.Join(dir, "starts")
+	for _, p := range []string{started, cancelled} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	e.config(mcpConfig(map[string]any{"test": stdioServer(map[string]string{
+		"MCPSERVER_SLOW_STARTED": started, "MCPSERVER_CANCELLED": cancelled, "MCPSERVER_STARTS": starts,
+	})}))
+	r := e.start("-p", "go", "--yes", "--output", "stream-json")
+	r.waitReady("test")
+	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
+	e.srv.Release()
+	if got := readFifoLine(t, started); got != "started" {
+		t.Fatalf("slow wrote %q", got)
+	}
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFifoLine(t, cancelled); got != "cancelled" {
+		t.Errorf("the server saw %q", got)
+	}
+	if code := r.wait(); code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	serverGone()
+}
+
+// readFifoLine opens a named pipe and returns the first line written.
+func readFifoLine(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path) // blocks until the writer opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.TrimSpace(line)
 }

@@ -234,14 +234,22 @@ func (s *server) connect() (*conn, error) {
 		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(s.set.opts.Workdir), Name: "workspace"})
 	}
 	fail := func(err error) (*conn, error) {
+		// A process that failed to start needs no grace: it is killed,
+		// and so is one that did not start before tackle shut down.
+		var msg string
+		switch {
+		case s.ctx.Err() != nil:
+			msg = "tackle shut down while it started"
+		case errors.Is(err, context.DeadlineExceeded):
+			msg = s.failure(c, fmt.Errorf("it did not answer within %v", s.startup), false)
+		default:
+			msg = s.failure(c, err, true)
+		}
+		s.stopProcess(c, 0)
 		if c.sess != nil {
 			c.sess.Close()
 		}
-		s.stopProcess(c)
-		if errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
-			err = fmt.Errorf("it did not answer within %v", s.startup)
-		}
-		return nil, fmt.Errorf("%s%s", s.failure(c, err), s.log.Where())
+		return nil, fmt.Errorf("%s%s", msg, s.log.Where())
 	}
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -260,16 +268,25 @@ func (s *server) connect() (*conn, error) {
 	return c, nil
 }
 
-// failure words why a connection ended: err, how the process exited and
-// the tail of its stderr.
-func (s *server) failure(c *conn, err error) string {
+// failure words why a connection ended: err, or how the process exited
+// when it has (waiting up to the grace period for that when waitExit),
+// and the tail of its stderr.
+func (s *server) failure(c *conn, err error, waitExit bool) string {
 	msg := err.Error()
 	if c.exited != nil {
 		select {
 		case <-c.exited:
 			msg = exitMessage(c.waitErr)
-		case <-time.After(s.set.opts.Grace):
-			// It is still running: the error stands as it is.
+		default:
+			if !waitExit {
+				break
+			}
+			select {
+			case <-c.exited:
+				msg = exitMessage(c.waitErr)
+			case <-time.After(s.set.opts.Grace):
+				// It is still running: the error stands as it is.
+			}
 		}
 	}
 	if c.tail != nil {
@@ -479,8 +496,8 @@ func (s *server) watch(c *conn) {
 	if closed {
 		return
 	}
-	why := "it stopped: " + s.failure(c, errors.New("the connection closed"))
-	s.stopProcess(c)
+	why := "it stopped: " + s.failure(c, errors.New("the connection closed"), true)
+	s.stopProcess(c, s.set.opts.Grace)
 	s.log.Note("%s", why)
 	// A crash after it was ready: the next call starts it again at once.
 	s.mu.Lock()
@@ -506,24 +523,26 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 			return tools.Fail("The call was cancelled; the MCP server %s was told to stop it.", s.name), nil
 		case cctx.Err() != nil:
 			return tools.Fail("The MCP server %s did not answer within %v; it was told to stop the call.", s.name, s.callLimit), nil
-		case s.dead(c):
-			why := s.failure(c, err)
+		case s.dead(c, err):
+			why := s.failure(c, err, true)
 			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
 		}
 		return tools.Fail("The MCP server %s refused the call: %v", s.name, err), nil
 	}
 }
 
-// dead reports whether connection c has ended: its process exited, or
-// the server is no longer on it.
-func (s *server) dead(c *conn) bool {
+// dead reports whether a call's error err means connection c has
+// ended: the SDK says the connection closed, its process exited, or the
+// server is no longer on it.
+func (s *server) dead(c *conn, err error) bool {
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
 	if c.exited != nil {
 		select {
 		case <-c.exited:
 			return true
-		case <-time.After(100 * time.Millisecond):
-			// The call failed while the process runs: a protocol error
-			// unless the connection is gone.
+		default:
 		}
 	}
 	s.mu.Lock()
@@ -569,19 +588,19 @@ func (s *server) shut(c *conn) {
 	case <-closed:
 	case <-time.After(s.set.opts.Grace):
 	}
-	s.stopProcess(c)
+	s.stopProcess(c, s.set.opts.Grace)
 }
 
-// stopProcess waits up to the grace period for a stdio server's process
-// to exit, then kills its process group (what it started included).
-func (s *server) stopProcess(c *conn) {
+// stopProcess waits up to grace for a stdio server's process to exit,
+// then kills its process group (what it started included).
+func (s *server) stopProcess(c *conn, grace time.Duration) {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
 	}
 	select {
 	case <-c.exited:
-	case <-time.After(s.set.opts.Grace):
-		s.log.Note("still running %v after its stdin was closed: killing its process group", s.set.opts.Grace)
+	case <-time.After(grace):
+		s.log.Note("still running %v after its stdin was closed: killing its process group", grace)
 	}
 	child.KillGroup(c.cmd.Process) // and anything it left behind
 	<-c.exited
