@@ -416,3 +416,57 @@ func readFifoLine(t *testing.T, path string) string {
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	return strings.TrimSpace(line)
 }
+
+// TestE2ETUIMCP: in the terminal UI the status line marks a failed
+// server, /mcp lists the servers with their state and tools, the
+// approval dialog names the server, the tool and its arguments, and the
+// transcript shows the call under the server's name; no server process
+// is left after exit.
+func TestE2ETUIMCP(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, llmtest.Script{Responses: []llmtest.Response{
+		{Content: "Asking the server.", ToolCalls: []llmtest.ToolCall{{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"from the ui"}`}}},
+		{Content: "The server answered."},
+	}})
+	starts := filepath.Join(t.TempDir(), "starts")
+	e.config(mcpConfig(map[string]any{
+		"test":   stdioServer(map[string]string{"MCPSERVER_STARTS": starts}),
+		"broken": stdioServer(map[string]string{"MCPSERVER_FAIL": "no credentials"}),
+	}))
+	s := e.startTUI()
+	s.waitFor("mcp: broken failed")
+	s.typeText("/mcp")
+	s.keys("Enter")
+	screen := s.waitFor("ready · 7 tools")
+	for _, want := range []string{"MCP servers", "broken", "failed", "no credentials", "echo (read-only)", "stdio: " + mcpServerBin} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("/mcp does not show %q:\n%s", want, screen)
+		}
+	}
+	s.keys("Escape")
+	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "MCP servers") })
+	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
+	s.typeText("ask the server")
+	s.keys("Enter")
+	screen = s.waitFor("Allow test › echo?")
+	for _, want := range []string{"the MCP server test's tool mcp__test__echo", "text: from the ui"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the approval dialog does not show %q:\n%s", want, screen)
+		}
+	}
+	s.keys("y")
+	screen = s.waitFor("The server answered.")
+	if !strings.Contains(screen, "test › echo") {
+		t.Errorf("the transcript does not name the server:\n%s", screen)
+	}
+	if got := e.toolResult(1, "call_echo"); got != "echo: from the ui" {
+		t.Errorf("echo = %q", got)
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != exitOK {
+		t.Errorf("exit status %d", code)
+	}
+	serverGone()
+}

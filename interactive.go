@@ -73,6 +73,9 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 	if u.store != nil {
 		opts.Sessions = u
 	}
+	if s.mcp != nil {
+		opts.MCP = s.mcp.set
+	}
 	if res != nil {
 		r, err := u.resume(res)
 		if err != nil {

@@ -138,6 +138,8 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.note(noteWarn, e.Message)
 	case agent.CheckStarted:
 		m.checkStarted(e)
+	case agent.MCPServerStatus:
+		m.mcpEvent(e)
 	case agent.CheckFinished:
 		m.checkFinished(e)
 	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:

@@ -245,7 +245,7 @@ func (d *approvalDialog) layout(st *themes.Styles, width, rows int) {
 func (d *approvalDialog) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
 	p := d.current()
-	title := st.ModalTitle.Render("Allow " + p.Call.Name + "?")
+	title := st.ModalTitle.Render("Allow " + toolLabel(p.Call.Name) + "?")
 	if len(d.pending) > 1 {
 		title += st.ModalHint.Render(fmt.Sprintf("  (%d of %d)", d.idx+1, len(d.pending)))
 	}
@@ -354,7 +354,7 @@ func (d *approvalDialog) waitingList(st *themes.Styles, inner int) []string {
 		if d.summary != nil {
 			what = d.summary(c)
 		}
-		line := mark + st.ToolName.Render(c.Name) + " " + visibleStyled(oneLine(what), st.ToolArgs, st.ControlChar)
+		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(oneLine(what), st.ToolArgs, st.ControlChar)
 		if d.protected != nil && d.protected(c) != "" {
 			line += st.Warn.Render("  (protected: asked on its own)")
 		}

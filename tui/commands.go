@@ -64,6 +64,9 @@ func slashCommands() []slashCommand {
 			m.showDiff()
 			return nil
 		}},
+		{name: "mcp", args: "[restart NAME]", help: "the MCP servers: state, tools, why one failed; restart one", run: func(m *Model, arg string) tea.Cmd {
+			return m.showMCP(arg)
+		}},
 		{name: "status", help: "model, endpoint, mode, workspace, session, context use, instruction files and hooks", run: func(m *Model, _ string) tea.Cmd {
 			m.showStatus()
 			return nil

@@ -256,7 +256,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 		tail = joinNonEmpty("  ", tail, st.Subtle.Render(formatDuration(e.took)))
 	}
 
-	head := icon + " " + st.ToolName.Render(e.call.Name)
+	head := icon + " " + st.ToolName.Render(toolLabel(e.call.Name))
 	args := visibleStyled(oneLine(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
 	room := rc.width - ansi.StringWidth(head) - 2
 	if tail != "" {

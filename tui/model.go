@@ -95,6 +95,8 @@ type Options struct {
 	// Checkpoints, when set, records each turn's file changes (a turn
 	// begins with each prompt) and backs /undo and /diff.
 	Checkpoints Checkpoints
+	// MCP, when set, backs /mcp: the MCP servers' state and tools.
+	MCP MCPServers
 	// Mentions, when set, backs @path: completion of the workspace's
 	// files, and their content attached to the message.
 	Mentions Mentions
@@ -160,6 +162,8 @@ type Model struct {
 	getenv func(string) string
 
 	width, height int
+	// mcpStates is each MCP server's latest state (agent.MCPServerStatus).
+	mcpStates map[string]string
 	ready         bool // a window size arrived
 
 	theme      themes.Theme
@@ -321,6 +325,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.runDone(msg)
 	case compactDoneMsg:
 		cmd = m.compactDone(msg)
+	case mcpRestarted:
+		m.mcpRestartDone(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case sessionsListedMsg:

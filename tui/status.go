@@ -44,6 +44,11 @@ func (m *Model) statusLine() string {
 	if m.retry != "" {
 		parts = append(parts, part{text: m.retry, drop: 0})
 	}
+	failed := ""
+	if names := m.mcpFailed(); len(names) > 0 {
+		failed = "mcp: " + strings.Join(names, ", ") + " failed"
+		parts = append(parts, part{text: failed, drop: 1, shorter: []string{"mcp ✗"}})
+	}
 	if dir := m.displayDir(); dir != "" {
 		parts = append(parts, part{text: dir, drop: 4, shorter: shorterPaths(dir)})
 	}
@@ -55,7 +60,7 @@ func (m *Model) statusLine() string {
 				continue
 			}
 			style := st.StatusBarValue
-			if p.text == m.retry || (p.text == ctx && m.ctxUsed*100 >= contextWarn*m.ctxWindow) {
+			if p.text == m.retry || (p.text == ctx && m.ctxUsed*100 >= contextWarn*m.ctxWindow) || (failed != "" && (p.text == failed || p.text == "mcp ✗")) {
 				style = st.Warn
 			}
 			out = append(out, style.Render(p.text))
@@ -121,7 +126,7 @@ func (m *Model) statusKey() string {
 	}
 	return fmt.Sprint(m.width, m.theme.Name, m.quitting, m.interrupting, len(m.dialogs), approving, m.running,
 		m.streaming != nil, m.runningTool(), elapsed, spin, m.notice, m.checksRunning(),
-		m.model, m.mode, m.usage, m.ctxSize, m.ctxUsed, m.ctxWindow, m.compacting, m.retry, m.opts.Workdir)
+		m.model, m.mode, m.usage, m.ctxSize, m.ctxUsed, m.ctxWindow, m.compacting, m.retry, m.opts.Workdir, m.mcpFailed())
 }
 
 // contextWarn is the context use, in percent of the window, from which
