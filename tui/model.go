@@ -164,7 +164,7 @@ type Model struct {
 	width, height int
 	// mcpStates is each MCP server's latest state (agent.MCPServerStatus).
 	mcpStates map[string]string
-	ready         bool // a window size arrived
+	ready     bool // a window size arrived
 
 	theme      themes.Theme
 	themeFixed bool // chosen by the user; the terminal background does not change it
