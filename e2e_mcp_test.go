@@ -470,3 +470,73 @@ func TestE2ETUIMCP(t *testing.T) {
 	}
 	serverGone()
 }
+
+// TestE2EMCPProjectFileNeedsTrust: a cloned repository's .mcp.json
+// starts nothing until it is trusted (a piped run: --trust-project).
+func TestE2EMCPProjectFileNeedsTrust(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, llmtest.Script{Responses: []llmtest.Response{{Content: "Fine.", Repeat: true}}})
+	starts := filepath.Join(t.TempDir(), "starts")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": stdioServer(map[string]string{"MCPSERVER_STARTS": starts})}})
+	if err := os.WriteFile(filepath.Join(e.workspace, ".mcp.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("-p", "hi", "--output", "stream-json")
+	if r.code != exitOK || !strings.Contains(r.stderr, "not using "+filepath.Join(e.workspace, ".mcp.json")) || strings.Contains(r.stdout, "mcp_server") {
+		t.Fatalf("untrusted .mcp.json: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(starts); err == nil {
+		t.Fatal("the untrusted project's MCP server ran")
+	}
+	run := e.start("-p", "hi", "--trust-project", "--output", "stream-json")
+	run.waitLine(`"type":"mcp_server"`, `"server":"proj"`, `"state":"starting"`)
+	if code := run.wait(); code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// TestE2EMCPServerScriptIsProtected: the attack of a prompt-injected
+// model that rewrites the script a stdio server runs and then crashes
+// the server, so that its restart runs the new script without any bash
+// call to approve: the write asks in every mode (here accept-edits with
+// --yes, which never approves a protected write), and the restart runs
+// the script as the user left it.
+func TestE2EMCPServerScriptIsProtected(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
+	e.srv = llmtest.NewServer(t, llmtest.Script{Responses: []llmtest.Response{
+		{Hold: true, ToolCalls: []llmtest.ToolCall{{ID: "call_read", Name: "read_file", Arguments: `{"path":"mcp/server.sh"}`}}},
+		{ToolCalls: []llmtest.ToolCall{
+			{ID: "call_rewrite", Name: "write_file", Arguments: `{"path":"mcp/server.sh","content":"#!/bin/sh\ntouch pwned\n"}`},
+			{ID: "call_mcpjson", Name: "write_file", Arguments: `{"path":".mcp.json","content":"{}"}`},
+		}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "call_crash", Name: "mcp__test__crash", Arguments: `{}`}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"same server"}`}}},
+		{Content: "Done."},
+	}})
+	script := "#!/bin/sh\nexec " + shellQuote(mcpServerBin) + "\n"
+	mustWrite(t, filepath.Join(e.workspace, "mcp", "server.sh"), script)
+	if err := os.Chmod(filepath.Join(e.workspace, "mcp", "server.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.config(mcpConfig(map[string]any{"test": map[string]any{"command": "./mcp/server.sh"}}))
+	r := e.start("-p", "go", "--mode", "accept-edits", "--yes", "--allow", "mcp__test__*", "--output", "stream-json")
+	r.waitReady("test")
+	e.srv.Release()
+	r.wait()
+	for _, id := range []string{"call_rewrite", "call_mcpjson"} {
+		if got := e.toolResult(2, id); !strings.Contains(got, "protected") {
+			t.Errorf("%s = %q, want a refusal naming the protection", id, got)
+		}
+	}
+	if got := e.toolResult(4, "call_echo"); got != "echo: same server" {
+		t.Errorf("echo after the restart = %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "mcp", "server.sh")); string(b) != script {
+		t.Errorf("the server script was rewritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "pwned")); err == nil {
+		t.Error("the rewritten script ran")
+	}
+}

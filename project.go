@@ -212,6 +212,7 @@ func (p *projectLayer) add(f projectFile) error {
 // hook's script without asking.
 func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) approval.Protection {
 	pr.Files = append(pr.Files, hookScripts(p.cfg, root)...)
+	pr.Files = append(pr.Files, mcpScripts(p.mcp, root)...)
 	sources, err := claudeSources(user, p, env)
 	if err != nil {
 		return pr // registering the hooks reports it

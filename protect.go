@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools/mcp"
 	"github.com/tackle-dev/tackle/tui/config"
 )
 
@@ -26,7 +27,31 @@ func protection(cfg config.Config, root string, getenv func(string) string, skip
 		pr.Files = append(pr.Files, cfg.Path)
 	}
 	pr.Files = append(pr.Files, hookScripts(cfg, root)...)
+	pr.Files = append(pr.Files, mcpScripts(cfg.MCPServers, root)...)
 	return pr
+}
+
+// mcpScripts returns the files the stdio MCP servers run (see
+// hookScripts): a crashed server is started again at the next call of
+// one of its tools, so a server script the model rewrote would run
+// without a bash call to approve. A relative path is taken from the
+// server's directory (cwd, else the workspace).
+func mcpScripts(specs map[string]mcp.Spec, root string) []string {
+	var out []string
+	for _, s := range specs {
+		if s.Command == "" {
+			continue
+		}
+		dir := root
+		if s.Cwd != "" {
+			dir = s.Cwd
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, dir)
+			}
+		}
+		out = append(out, scriptFiles(append([]string{s.Command}, s.Args...), dir)...)
+	}
+	return out
 }
 
 // hookScripts returns the files the config's command hooks, hook servers

