@@ -66,14 +66,17 @@ func newE2E(t *testing.T, script string) *e2e {
 }
 
 // config writes the user config file.
-func (e *e2e) config(body string) {
-	e.t.Helper()
+func (e *e2e) config(body string) { e.writeConfig(e.t, body) }
+
+// writeConfig writes the user config file, failing tb.
+func (e *e2e) writeConfig(tb testing.TB, body string) {
+	tb.Helper()
 	dir := filepath.Join(e.home, "tackle")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(body), 0o600); err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
