@@ -446,6 +446,12 @@ func TestE2ETUIMCP(t *testing.T) {
 	}
 	s.keys("Escape")
 	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "MCP servers") })
+	// /context counts the tools as they are now: 7 of tackle's, 7 of the server.
+	s.typeText("/context")
+	s.keys("Enter")
+	s.waitFor("tool definitions (14 tools)")
+	s.keys("Escape")
+	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "tool definitions") })
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
 	s.typeText("ask the server")
 	s.keys("Enter")

@@ -69,6 +69,7 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio stdio, 
 		SaveHistory:  saveHistory,
 		PickSession:  c.Resume.set && c.Resume.id == "",
 		ContextParts: s.contextParts,
+		ContextTools: s.toolsPart,
 	}
 	if u.store != nil {
 		opts.Sessions = u

@@ -39,8 +39,8 @@ type session struct {
 	servers  *process.Set       // the hook servers; nil when none is configured
 	mcp      *mcpServers        // the MCP servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
-	// contextParts are the system prompt's parts and the tool
-	// definitions, for /context.
+	// contextParts are the system prompt's parts, for /context (the
+	// tool definitions, which change, are toolsPart).
 	contextParts []tui.ContextPart
 	compaction   compaction
 }
@@ -76,8 +76,6 @@ func newSession(ctx context.Context, c cli, cfg config.Config, stdio stdio, emit
 	s.compaction = newCompaction(c, cfg, stdio.env)
 
 	s.system, s.contextParts = systemPrompt(s.root, stdio.env)
-	specs, _ := json.Marshal(s.toolbox.Specs())
-	s.contextParts = append(s.contextParts, tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(s.toolbox.Names())), Text: string(specs)})
 
 	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
 		approval.WithPermissions(c.perms),
@@ -165,6 +163,14 @@ func (s *session) observe(onEvent func(agent.Event)) func(agent.Event) {
 		onEvent(e)
 		s.servers.Observe(e.EventType(), func() ([]byte, error) { return agent.MarshalEvent(e) })
 	}
+}
+
+// toolsPart is the tool definitions as the next request sends them, for
+// /context.
+func (s *session) toolsPart() tui.ContextPart {
+	specs := s.toolbox.Specs()
+	b, _ := json.Marshal(specs)
+	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
 }
 
 // kill kills the hook servers' and the MCP servers' processes at once,

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,11 +26,15 @@ func estimateTokens(s string) int64 { return int64(len(s)+3) / 4 }
 // showContext opens /context: what the system prompt and the tool
 // definitions hold, with their size, and what the last request used.
 func (m *Model) showContext() {
-	if len(m.opts.ContextParts) == 0 {
+	parts := slices.Clone(m.opts.ContextParts)
+	if m.opts.ContextTools != nil {
+		parts = append(parts, m.opts.ContextTools())
+	}
+	if len(parts) == 0 {
 		m.note(noteError, "the context breakdown is not available here")
 		return
 	}
-	m.pushDialog(&contextDialog{parts: m.opts.ContextParts, lastPrompt: m.ctxSize, used: m.ctxUsed, window: m.ctxWindow})
+	m.pushDialog(&contextDialog{parts: parts, lastPrompt: m.ctxSize, used: m.ctxUsed, window: m.ctxWindow})
 }
 
 // contextDialog lists the parts of the context with their estimated

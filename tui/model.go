@@ -135,7 +135,11 @@ type Options struct {
 
 	// ContextParts are what every request sends before the conversation
 	// (the system prompt's parts, the tool definitions), for /context.
+	// ContextTools, when set, gives the tool definitions as they are when
+	// /context opens (an MCP server's tools join while the UI runs); it
+	// comes after ContextParts.
 	ContextParts []ContextPart
+	ContextTools func() ContextPart
 
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for

@@ -728,3 +728,35 @@ func TestScriptReadsSSEFilesBesideIt(t *testing.T) {
 		}
 	}
 }
+
+// TestServerHoldWaitsForRelease: a held response answers only after
+// Release; the request is recorded at once.
+func TestServerHoldWaitsForRelease(t *testing.T) {
+	srv := NewServer(t, Script{Responses: []Response{{Hold: true, Content: "held"}, {Hold: true, Content: "after"}}})
+	got := make(chan []string, 1)
+	go func() {
+		resp := post(t, t.Context(), srv, streamBody)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- frameData(t, body)
+	}()
+	if err := srv.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case frames := <-got:
+		t.Fatalf("a held response answered before Release: %q", frames)
+	default:
+	}
+	srv.Release()
+	if frames := <-got; len(frames) == 0 || !strings.Contains(strings.Join(frames, ""), "held") {
+		t.Errorf("frames after Release: %q", frames)
+	}
+	// Once released, a held response answers at once.
+	resp := post(t, t.Context(), srv, streamBody)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"content":"afte"`) {
+		t.Errorf("second response: %s", body)
+	}
+}
