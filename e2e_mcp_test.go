@@ -191,14 +191,26 @@ func TestE2EMCPCalls(t *testing.T) {
 		llmtest.ToolCall{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"hello"}`},
 		llmtest.ToolCall{ID: "call_squares", Name: "mcp__web__structured", Arguments: `{"n":3}`},
 		llmtest.ToolCall{ID: "call_fail", Name: "mcp__test__fail", Arguments: `{}`},
+		// The API key in a result is redacted like any tool's.
+		llmtest.ToolCall{ID: "call_secret", Name: "mcp__test__echo", Arguments: `{"text":"the key is sk-e2e-secret-key"}`},
 	))
 	state := t.TempDir()
 	starts, children := filepath.Join(state, "starts"), filepath.Join(state, "children")
 	url := mcpHTTPServer(t, "MCPSERVER_TOKEN=tok-123")
-	e.config(mcpConfig(map[string]any{
-		"test": stdioServer(map[string]string{"MCPSERVER_STARTS": starts, "MCPSERVER_CHILD": children}),
-		"web":  map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${WEB_TOKEN}"}},
-	}))
+	hookLog := filepath.Join(state, "hooks.log")
+	cfg := map[string]any{
+		"mcpServers": map[string]any{
+			"test": stdioServer(map[string]string{"MCPSERVER_STARTS": starts, "MCPSERVER_CHILD": children}),
+			"web":  map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${WEB_TOKEN}"}},
+		},
+		// Command hooks see MCP calls before and after they run.
+		"hooks": map[string]any{
+			"pre_tool_call":  []any{map[string]any{"name": "pre", "command": []string{"sh", "-c", `{ cat; echo; } >> "$0"`, hookLog}}},
+			"post_tool_call": []any{map[string]any{"name": "post", "command": []string{"sh", "-c", `{ cat; echo; } >> "$0"`, hookLog}}},
+		},
+	}
+	b, _ := json.Marshal(cfg)
+	e.config(string(b))
 	r := e.startEnv([]string{"WEB_TOKEN=tok-123"}, "-p", "use the servers", "--yes", "--output", "stream-json")
 	r.waitReady("test", "web")
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
@@ -228,13 +240,25 @@ func TestE2EMCPCalls(t *testing.T) {
 	if got := e.toolResult(2, "call_fail"); !strings.Contains(got, "the widget is broken") {
 		t.Errorf("fail = %q", got)
 	}
+	if got := e.toolResult(2, "call_secret"); strings.Contains(got, "sk-e2e-secret-key") || !strings.Contains(got, "[REDACTED") {
+		t.Errorf("a secret in an MCP result = %q", got)
+	}
+	hooks, err := os.ReadFile(hookLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"event":"pre_tool_call"`, `"event":"post_tool_call"`, `"name":"mcp__test__echo"`, `"name":"mcp__web__structured"`, "echo: hello"} {
+		if !strings.Contains(string(hooks), want) {
+			t.Errorf("the hooks did not see %s:\n%s", want, hooks)
+		}
+	}
 	var finished []string
 	for _, line := range strings.Split(r.stdout.String(), "\n") {
 		if strings.Contains(line, `"type":"tool_call_finished"`) && strings.Contains(line, "mcp__") {
 			finished = append(finished, line)
 		}
 	}
-	if len(finished) != 3 || !strings.Contains(strings.Join(finished, "\n"), `"status":"error"`) {
+	if len(finished) != 4 || !strings.Contains(strings.Join(finished, "\n"), `"status":"error"`) {
 		t.Errorf("stream-json carries %d MCP calls:\n%s", len(finished), strings.Join(finished, "\n"))
 	}
 	if strings.Contains(r.stdout.String()+r.stderr.String(), "tok-123") {
