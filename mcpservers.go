@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -108,16 +107,4 @@ func (m *mcpServers) kill() {
 	if m != nil {
 		m.set.Kill()
 	}
-}
-
-// names lists the configured servers, sorted.
-func (m *mcpServers) names() []string {
-	if m == nil {
-		return nil
-	}
-	var out []string
-	for _, st := range m.set.Status() {
-		out = append(out, st.Name)
-	}
-	return slices.Sorted(slices.Values(out))
 }

@@ -84,6 +84,9 @@ func TestHTTPServer(t *testing.T) {
 	f := start(t, map[string]mcp.Spec{
 		"remote": {URL: url, Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"}},
 		"nokey":  {Type: "http", URL: url},
+		// Nothing listens on port 1: the error names the URL, whose
+		// token must not show.
+		"down": {URL: "http://127.0.0.1:1/mcp?key=${API_TOKEN}"},
 	}, []string{"API_TOKEN=s3cret"})
 	st := f.waitState("remote", mcp.Ready)
 	if st.Transport != mcp.HTTP || st.Target != url {
@@ -98,6 +101,10 @@ func TestHTTPServer(t *testing.T) {
 	}
 	if strings.Contains(failed.Err, "s3cret") || strings.Contains(st.Target, "s3cret") {
 		t.Error("the token shows in a status")
+	}
+	down := f.waitState("down", mcp.Failed)
+	if strings.Contains(down.Err, "s3cret") || !strings.Contains(down.Err, "${API_TOKEN}") {
+		t.Errorf("a server that is down: %q", down.Err)
 	}
 }
 
@@ -340,3 +347,28 @@ func atoi(t *testing.T, s string) int {
 }
 
 func openWrite(path string) (*os.File, error) { return os.OpenFile(path, os.O_WRONLY, 0) }
+
+// TestCancelWhileRestarting: a call waiting for its server to start
+// again gives up when it is cancelled (Esc), without waiting out the
+// startup timeout.
+func TestCancelWhileRestarting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	slow := dir + "/slow"
+	script := `if [ -e "$1" ]; then export MCPSERVER_DELAY=10m; fi; exec "$2"`
+	f := start(t, map[string]mcp.Spec{"test": {Command: "sh", Args: []string{"-c", script, "sh", slow, serverBin}}}, nil)
+	f.waitState("test", mcp.Ready)
+	os.WriteFile(slow, nil, 0o600)
+	f.call(context.Background(), "mcp__test__crash", `{}`)
+	f.waitState("test", mcp.Failed)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan chat.ToolResult)
+	go func() { done <- f.call(ctx, "mcp__test__echo", `{"text":"x"}`) }()
+	// The call has started the server again: it says it is starting.
+	f.waitFor("test", func(st mcp.Status) bool { return st.State == mcp.Starting && len(st.Tools) > 0 })
+	cancel()
+	res := <-done
+	if res.Status != chat.StatusError || !strings.Contains(res.Content, "still starting") {
+		t.Errorf("a call cancelled while its server starts = %+v", res)
+	}
+}

@@ -67,13 +67,16 @@ func TestSpecs(t *testing.T) {
 	if specs["gh"].transport() != HTTP || specs["fs"].transport() != Stdio || specs["fs"].IsEnabled() || specs["old"].transport() != SSE {
 		t.Errorf("specs %+v", specs)
 	}
-	env := map[string]string{"GH_TOKEN": "t0k", "HOME": "/home/me"}
+	env := map[string]string{"GH_TOKEN": "t0k3n", "HOME": "/home/me"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	gh, err := specs["gh"].expanded(lookup)
-	if err != nil || gh.Headers["Authorization"] != "Bearer t0k" {
+	gh, hide, err := specs["gh"].expanded(lookup)
+	if err != nil || gh.Headers["Authorization"] != "Bearer t0k3n" {
 		t.Errorf("gh: %+v, %v", gh, err)
 	}
-	fs, err := specs["fs"].expanded(lookup)
+	if got := hide.Replace("401 for Bearer t0k3n"); got != "401 for Bearer ${GH_TOKEN}" {
+		t.Errorf("hidden: %q", got)
+	}
+	fs, _, err := specs["fs"].expanded(lookup)
 	if err != nil || fs.Args[2] != "/home/me/src" || fs.Env["LEVEL"] != "info" {
 		t.Errorf("fs: %+v, %v", fs, err)
 	}
@@ -81,7 +84,7 @@ func TestSpecs(t *testing.T) {
 		t.Error("expanded changed the configured spec")
 	}
 	delete(env, "GH_TOKEN")
-	if _, err := specs["gh"].expanded(lookup); err == nil || !strings.Contains(err.Error(), "GH_TOKEN") {
+	if _, _, err := specs["gh"].expanded(lookup); err == nil || !strings.Contains(err.Error(), "GH_TOKEN") {
 		t.Errorf("a missing variable: %v", err)
 	}
 

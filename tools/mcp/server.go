@@ -34,16 +34,19 @@ type server struct {
 	mu         sync.Mutex
 	state      State
 	err        string
-	conn       *conn          // the live connection while Ready
-	connecting chan struct{}  // closed when the connect in progress ends
-	failures   int            // failed starts in a row
-	nextTry    time.Time      // no start before this, after a failure
-	tools      []ToolStatus   // the tools last listed
-	impl       string         // what the server calls itself
-	closed     bool           // close was called
-	refreshing bool           // a tool list refresh runs
-	refresh    bool           // another refresh was asked for meanwhile
-	closing    sync.WaitGroup // connections being closed
+	conn       *conn         // the live connection while Ready
+	connecting chan struct{} // closed when the connect in progress ends
+	starting   *conn         // the connection being made, for kill
+	failures   int           // failed starts in a row
+	nextTry    time.Time     // no start before this, after a failure
+	tools      []ToolStatus  // the tools last listed
+	impl       string        // what the server calls itself
+	closed     bool          // close was called
+	refreshing bool          // a tool list refresh runs
+	refresh    bool          // another refresh was asked for meanwhile
+	// hide replaces the values ${VAR}s expanded to with their names in
+	// what tackle says (a token in a URL must not reach a warning).
+	hide *strings.Replacer
 }
 
 // conn is one connection to a server: the SDK's session, and for a stdio
@@ -105,9 +108,9 @@ func (s *server) setState(state State, why string) {
 }
 
 // ensure starts the server if it is not running and may be started now,
-// and waits for that start (or one already under way) to end. It returns
-// the live connection, or why there is none.
-func (s *server) ensure() (*conn, error) {
+// and waits for that start (or one already under way) to end, or for ctx.
+// It returns the live connection, or why there is none.
+func (s *server) ensure(ctx context.Context) (*conn, error) {
 	s.mu.Lock()
 	for {
 		switch {
@@ -124,7 +127,11 @@ func (s *server) ensure() (*conn, error) {
 		case s.connecting != nil:
 			wait := s.connecting
 			s.mu.Unlock()
-			<-wait
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("it was still starting: %w", ctx.Err())
+			}
 			s.mu.Lock()
 			if s.conn == nil && s.state == Failed {
 				err := errors.New(s.err)
@@ -140,42 +147,44 @@ func (s *server) ensure() (*conn, error) {
 		done := make(chan struct{})
 		s.connecting = done
 		s.state, s.err = Starting, ""
+		go s.start(done)
+	}
+}
+
+// start connects in the background (ensure's callers wait on done) and
+// records the outcome: the live connection, or why there is none.
+func (s *server) start(done chan struct{}) {
+	s.set.report(s.status())
+	c, err := s.connect()
+
+	s.mu.Lock()
+	s.connecting, s.starting = nil, nil
+	defer close(done)
+	if err != nil {
+		s.failures++
+		s.nextTry = s.set.opts.Now().Add(s.backoff())
+		s.state, s.err = Failed, err.Error()
+		if s.closed {
+			s.state, s.err = Stopped, ""
+		}
 		st := s.statusLocked()
 		s.mu.Unlock()
+		s.log.Note("%v", err)
 		s.set.report(st)
-
-		c, err := s.connect()
-
-		s.mu.Lock()
-		s.connecting = nil
-		close(done)
-		if err != nil {
-			s.failures++
-			s.nextTry = s.set.opts.Now().Add(s.backoff())
-			s.state, s.err = Failed, err.Error()
-			if s.closed {
-				s.state, s.err = Stopped, ""
-			}
-			st := s.statusLocked()
-			s.mu.Unlock()
-			s.log.Note("%v", err)
-			s.set.report(st)
-			return nil, err
-		}
-		if s.closed {
-			s.mu.Unlock()
-			s.shut(c)
-			return nil, errors.New("tackle is shutting down")
-		}
-		s.failures = 0
-		s.conn = c
-		s.state = Ready
-		st = s.statusLocked()
-		s.mu.Unlock()
-		s.set.report(st)
-		go s.watch(c)
-		return c, nil
+		return
 	}
+	if s.closed {
+		s.mu.Unlock()
+		s.shut(c)
+		return
+	}
+	s.failures = 0
+	s.conn = c
+	s.state = Ready
+	st := s.statusLocked()
+	s.mu.Unlock()
+	s.set.report(st)
+	go s.watch(c)
 }
 
 // restart ends the live connection, if any, and starts the server again
@@ -193,7 +202,7 @@ func (s *server) restart() (*conn, error) {
 	if c != nil {
 		s.shut(c)
 	}
-	return s.ensure()
+	return s.ensure(context.Background())
 }
 
 // backoff is the wait after s.failures failed starts in a row.
@@ -211,10 +220,13 @@ func (s *server) backoff() time.Duration {
 func (s *server) connect() (*conn, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.startup)
 	defer cancel()
-	spec, err := s.spec.expanded(s.set.lookupEnv)
+	spec, hide, err := s.spec.expanded(s.set.lookupEnv)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.hide = hide
+	s.mu.Unlock()
 	c := &conn{}
 	var transport mcp.Transport
 	switch spec.transport() {
@@ -228,11 +240,8 @@ func (s *server) connect() (*conn, error) {
 		transport = &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers)}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { go s.refreshTools(c) },
+		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) { go s.refreshTools(req.Session) },
 	})
-	if s.set.opts.Workdir != "" {
-		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(s.set.opts.Workdir), Name: "workspace"})
-	}
 	fail := func(err error) (*conn, error) {
 		// A process that failed to start needs no grace: it is killed,
 		// and so is one that did not start before tackle shut down.
@@ -249,7 +258,10 @@ func (s *server) connect() (*conn, error) {
 		if c.sess != nil {
 			c.sess.Close()
 		}
-		return nil, fmt.Errorf("%s%s", msg, s.log.Where())
+		if spec.transport() == Stdio {
+			msg += s.log.Where()
+		}
+		return nil, errors.New(s.hidden(msg))
 	}
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -261,7 +273,7 @@ func (s *server) connect() (*conn, error) {
 		s.impl = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 		s.mu.Unlock()
 	}
-	if err := s.listTools(ctx, c); err != nil {
+	if err := s.listTools(ctx, sess); err != nil {
 		return fail(fmt.Errorf("listing its tools: %w", err))
 	}
 	s.log.Note("ready")
@@ -348,8 +360,11 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
 	}
-	s.log.Note("started %q (pid %d)", append([]string{spec.Command}, spec.Args...), cmd.Process.Pid)
+	s.log.Note("started %q (pid %d)", append([]string{s.spec.Command}, s.spec.Args...), cmd.Process.Pid)
 	c.cmd, c.exited = cmd, make(chan struct{})
+	s.mu.Lock()
+	s.starting = c
+	s.mu.Unlock()
 	go func() {
 		c.waitErr = cmd.Wait()
 		s.log.Note("%s", exitMessage(c.waitErr))
@@ -386,11 +401,23 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// hidden is msg with the values ${VAR}s expanded to replaced by their
+// names.
+func (s *server) hidden(msg string) string {
+	s.mu.Lock()
+	h := s.hide
+	s.mu.Unlock()
+	if h == nil {
+		return msg
+	}
+	return h.Replace(msg)
+}
+
 // listTools lists the server's tools and makes them the server's tools in
 // the registry.
-func (s *server) listTools(ctx context.Context, c *conn) error {
+func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
 	var listed []*mcp.Tool
-	for t, err := range c.sess.Tools(ctx, nil) {
+	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			return err
 		}
@@ -449,8 +476,9 @@ func cmpOr(a, b string) string {
 }
 
 // refreshTools lists the tools again after the server said they
-// changed; refreshes asked for while one runs are merged into one more.
-func (s *server) refreshTools(c *conn) {
+// changed (on the live connection only); refreshes asked for while one
+// runs are merged into one more.
+func (s *server) refreshTools(sess *mcp.ClientSession) {
 	s.mu.Lock()
 	if s.refreshing {
 		s.refresh = true
@@ -460,18 +488,24 @@ func (s *server) refreshTools(c *conn) {
 	s.refreshing = true
 	s.mu.Unlock()
 	for {
-		ctx, cancel := context.WithTimeout(s.ctx, s.startup)
-		err := s.listTools(ctx, c)
-		cancel()
+		s.mu.Lock()
+		live := s.conn != nil && s.conn.sess == sess
+		s.mu.Unlock()
+		var err error
+		if live {
+			ctx, cancel := context.WithTimeout(s.ctx, s.startup)
+			err = s.listTools(ctx, sess)
+			cancel()
+		}
 		if err != nil {
 			s.log.Note("refreshing the tools: %v", err)
 		}
 		s.mu.Lock()
-		if !s.refresh || s.conn != c {
+		if !s.refresh || !live {
 			s.refreshing, s.refresh = false, false
 			st := s.statusLocked()
 			s.mu.Unlock()
-			if err == nil {
+			if err == nil && live {
 				s.set.report(st)
 			}
 			return
@@ -496,7 +530,7 @@ func (s *server) watch(c *conn) {
 	if closed {
 		return
 	}
-	why := "it stopped: " + s.failure(c, errors.New("the connection closed"), true)
+	why := "it stopped: " + s.hidden(s.failure(c, errors.New("the connection closed"), true))
 	s.stopProcess(c, s.set.opts.Grace)
 	s.log.Note("%s", why)
 	// A crash after it was ready: the next call starts it again at once.
@@ -509,7 +543,7 @@ func (s *server) watch(c *conn) {
 // caller returns the function that calls the server's tool named tool.
 func (s *server) caller(tool string) func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-		c, err := s.ensure()
+		c, err := s.ensure(ctx)
 		if err != nil {
 			return tools.Fail("The MCP server %s is not available: %v. Do not call its tools again unless the user asks.", s.name, err), nil
 		}
@@ -525,9 +559,9 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 			return tools.Fail("The MCP server %s did not answer within %v; it was told to stop the call.", s.name, s.callLimit), nil
 		case s.dead(c, err):
 			why := s.failure(c, err, true)
-			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
+			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, s.hidden(why)), nil
 		}
-		return tools.Fail("The MCP server %s refused the call: %v", s.name, err), nil
+		return tools.Fail("The MCP server %s refused the call: %s", s.name, s.hidden(err.Error())), nil
 	}
 }
 
@@ -609,9 +643,11 @@ func (s *server) stopProcess(c *conn, grace time.Duration) {
 // kill kills the server's process group at once.
 func (s *server) kill() {
 	s.mu.Lock()
-	c := s.conn
+	cs := []*conn{s.conn, s.starting}
 	s.mu.Unlock()
-	if c != nil && c.cmd != nil && c.cmd.Process != nil {
-		child.KillGroup(c.cmd.Process)
+	for _, c := range cs {
+		if c != nil && c.cmd != nil && c.cmd.Process != nil {
+			child.KillGroup(c.cmd.Process)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -145,7 +146,7 @@ func Start(specs map[string]Spec, opts Options) (*Set, error) {
 	}
 	for _, srv := range set.servers {
 		if srv.spec.IsEnabled() {
-			go srv.ensure()
+			go srv.ensure(context.Background())
 		}
 	}
 	return set, nil

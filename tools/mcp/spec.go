@@ -138,12 +138,20 @@ func (s Spec) timeouts() (startup, tool time.Duration) {
 
 // expanded returns the Spec with ${VAR} and ${VAR:-default} in its
 // command, args, env values, cwd, url and header values replaced from
-// lookup, so that tokens stay out of config files. A variable that is
-// not set and has no default is an error naming it.
-func (s Spec) expanded(lookup func(string) (string, bool)) (Spec, error) {
-	var missing []string
+// lookup, so that tokens stay out of config files, and the replacer that
+// puts the names back in place of the values (of 4 bytes or more) in
+// what tackle says about the server. A variable that is not set and has
+// no default is an error naming it.
+func (s Spec) expanded(lookup func(string) (string, bool)) (Spec, *strings.Replacer, error) {
+	var missing, hide []string
 	exp := func(v string) string {
-		return expand(v, lookup, func(name string) {
+		return expand(v, func(name string) (string, bool) {
+			val, ok := lookup(name)
+			if ok && len(val) >= 4 {
+				hide = append(hide, val, "${"+name+"}")
+			}
+			return val, ok
+		}, func(name string) {
 			if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
@@ -158,9 +166,9 @@ func (s Spec) expanded(lookup func(string) (string, bool)) (Spec, error) {
 	out.Env = expandMap(s.Env, exp)
 	out.Headers = expandMap(s.Headers, exp)
 	if len(missing) > 0 {
-		return out, fmt.Errorf("the environment variable %s is not set (the config uses ${%s})", strings.Join(missing, ", "), missing[0])
+		return out, nil, fmt.Errorf("the environment variable %s is not set (the config uses ${%s})", strings.Join(missing, ", "), missing[0])
 	}
-	return out, nil
+	return out, strings.NewReplacer(hide...), nil
 }
 
 func expandMap(m map[string]string, exp func(string) string) map[string]string {
