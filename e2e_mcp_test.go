@@ -16,6 +16,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/tools/child/childtest"
+	"github.com/tackle-dev/tackle/tools/mcp/mcptest"
 )
 
 // mcpConfig is a user config whose mcpServers are servers (JSON).
@@ -159,27 +160,6 @@ func pids(t *testing.T, path string) []int {
 	return out
 }
 
-// mcpHTTPServer starts the test MCP server over streamable HTTP and
-// returns its URL.
-func mcpHTTPServer(t *testing.T, env ...string) string {
-	t.Helper()
-	cmd := exec.Command(mcpServerBin, "-http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the MCP HTTP server said nothing: %v", err)
-	}
-	return strings.TrimSpace(line)
-}
-
 // TestE2EMCPCalls: a stdio server and a streamable-HTTP server (its
 // token from the environment); their tools reach the model once ready
 // and calls approved with --yes run and return, carried by stream-json
@@ -196,7 +176,7 @@ func TestE2EMCPCalls(t *testing.T) {
 	))
 	state := t.TempDir()
 	starts, children := filepath.Join(state, "starts"), filepath.Join(state, "children")
-	url := mcpHTTPServer(t, "MCPSERVER_TOKEN=tok-123")
+	url := mcptest.StartHTTP(t, mcpServerBin, "MCPSERVER_TOKEN=tok-123")
 	hookLog := filepath.Join(state, "hooks.log")
 	cfg := map[string]any{
 		"mcpServers": map[string]any{
@@ -401,12 +381,7 @@ func TestE2EMCPCancelSlowCall(t *testing.T) {
 	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
 	e.srv = llmtest.NewServer(t, mcpScript(llmtest.ToolCall{ID: "call_slow", Name: "mcp__test__slow", Arguments: `{}`}))
 	dir := t.TempDir()
-	started, cancelled, starts := filepath.Join(dir, "started"), filepath.Join(dir, "cancelled"), filepath.Join(dir, "starts")
-	for _, p := range []string{started, cancelled} {
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-	}
+	started, cancelled, starts := mcptest.Fifo(t, "started"), mcptest.Fifo(t, "cancelled"), filepath.Join(dir, "starts")
 	e.config(mcpConfig(map[string]any{"test": stdioServer(map[string]string{
 		"MCPSERVER_SLOW_STARTED": started, "MCPSERVER_CANCELLED": cancelled, "MCPSERVER_STARTS": starts,
 	})}))
@@ -414,31 +389,19 @@ func TestE2EMCPCancelSlowCall(t *testing.T) {
 	r.waitReady("test")
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
 	e.srv.Release()
-	if got := readFifoLine(t, started); got != "started" {
+	if got := mcptest.ReadLine(t, started); got != "started" {
 		t.Fatalf("slow wrote %q", got)
 	}
 	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFifoLine(t, cancelled); got != "cancelled" {
+	if got := mcptest.ReadLine(t, cancelled); got != "cancelled" {
 		t.Errorf("the server saw %q", got)
 	}
 	if code := r.wait(); code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
 	}
 	serverGone()
-}
-
-// readFifoLine opens a named pipe and returns the first line written.
-func readFifoLine(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path) // blocks until the writer opens it
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.TrimSpace(line)
 }
 
 // TestE2ETUIMCP: in the terminal UI the status line marks a failed

@@ -16,8 +16,8 @@ import (
 // module must be listed, so that a new one is placed on purpose.
 var importLayers = [][]string{
 	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest"}, // the shared vocabulary and helpers
-	{"tools"},                            // the tools and the workspace boundary
-	{"hooks", "hooks/wire", "tools/mcp"}, // the hook engine and the JSON forms of its inputs; MCP servers as tools
+	{"tools"}, // the tools and the workspace boundary
+	{"hooks", "hooks/wire", "tools/mcp", "tools/mcp/mcptest"},                                              // the hook engine and the JSON forms of its inputs; MCP servers as tools
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
 	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use

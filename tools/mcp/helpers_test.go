@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -136,29 +134,6 @@ func (f *fixture) call(ctx context.Context, name, args string) chat.ToolResult {
 	return res
 }
 
-// fifo makes a named pipe and returns its path.
-func fifo(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return p
-}
-
-// readLine opens a named pipe and returns the first line written to it
-// (opening blocks until a writer opens it).
-func readLine(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.TrimSpace(line)
-}
-
 // lines reads a file of lines.
 func lines(t *testing.T, path string) []string {
 	t.Helper()
@@ -167,26 +142,4 @@ func lines(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(string(b))
-}
-
-// httpServer starts the test server over streamable HTTP and returns its
-// URL; it is killed when the test ends.
-func httpServer(t *testing.T, env ...string) string {
-	t.Helper()
-	cmd := exec.Command(serverBin, "-http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the HTTP server said nothing: %v", err)
-	}
-	return strings.TrimSpace(line)
 }

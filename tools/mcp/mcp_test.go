@@ -15,6 +15,7 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tools/child/childtest"
 	"github.com/tackle-dev/tackle/tools/mcp"
+	"github.com/tackle-dev/tackle/tools/mcp/mcptest"
 )
 
 var allTools = []string{"mcp__test__crash", "mcp__test__echo", "mcp__test__fail", "mcp__test__grow", "mcp__test__image", "mcp__test__slow", "mcp__test__structured"}
@@ -80,7 +81,7 @@ func TestStdioServer(t *testing.T) {
 // from the environment.
 func TestHTTPServer(t *testing.T) {
 	t.Parallel()
-	url := httpServer(t, "MCPSERVER_TOKEN=s3cret")
+	url := mcptest.StartHTTP(t, serverBin, "MCPSERVER_TOKEN=s3cret")
 	f := start(t, map[string]mcp.Spec{
 		"remote": {URL: url, Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"}},
 		"nokey":  {Type: "http", URL: url},
@@ -177,13 +178,13 @@ func TestCrashMidCall(t *testing.T) {
 // notifications/cancelled, which the server sees.
 func TestCancelSendsCancelled(t *testing.T) {
 	t.Parallel()
-	started, cancelled := fifo(t, "started"), fifo(t, "cancelled")
+	started, cancelled := mcptest.Fifo(t, "started"), mcptest.Fifo(t, "cancelled")
 	f := start(t, map[string]mcp.Spec{"test": stdio(map[string]string{"MCPSERVER_SLOW_STARTED": started, "MCPSERVER_CANCELLED": cancelled})}, nil)
 	f.waitState("test", mcp.Ready)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan chat.ToolResult)
 	go func() { done <- f.call(ctx, "mcp__test__slow", `{}`) }()
-	if got := readLine(t, started); got != "started" {
+	if got := mcptest.ReadLine(t, started); got != "started" {
 		t.Fatalf("slow wrote %q", got)
 	}
 	cancel()
@@ -191,7 +192,7 @@ func TestCancelSendsCancelled(t *testing.T) {
 	if res.Status != chat.StatusError || !strings.Contains(res.Content, "cancelled") {
 		t.Errorf("cancelled call = %+v", res)
 	}
-	if got := readLine(t, cancelled); got != "cancelled" {
+	if got := mcptest.ReadLine(t, cancelled); got != "cancelled" {
 		t.Errorf("the server saw %q", got)
 	}
 }
@@ -199,7 +200,7 @@ func TestCancelSendsCancelled(t *testing.T) {
 // TestToolTimeout: a call past tool_timeout is cancelled at the server.
 func TestToolTimeout(t *testing.T) {
 	t.Parallel()
-	cancelled := fifo(t, "cancelled")
+	cancelled := mcptest.Fifo(t, "cancelled")
 	spec := stdio(map[string]string{"MCPSERVER_CANCELLED": cancelled})
 	spec.ToolTimeout = "300ms"
 	f := start(t, map[string]mcp.Spec{"test": spec}, nil)
@@ -208,7 +209,7 @@ func TestToolTimeout(t *testing.T) {
 	if res.Status != chat.StatusError || !strings.Contains(res.Content, "did not answer within 300ms") {
 		t.Errorf("slow = %+v", res)
 	}
-	if got := readLine(t, cancelled); got != "cancelled" {
+	if got := mcptest.ReadLine(t, cancelled); got != "cancelled" {
 		t.Errorf("the server saw %q", got)
 	}
 }
@@ -257,7 +258,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 // its tools join later.
 func TestStartDoesNotWait(t *testing.T) {
 	t.Parallel()
-	release := fifo(t, "release")
+	release := mcptest.Fifo(t, "release")
 	// The server's command waits on the pipe before it runs the server.
 	f := start(t, map[string]mcp.Spec{"test": {Command: "sh", Args: []string{"-c", `read x < "$1"; exec "$2"`, "sh", release, serverBin}}}, nil)
 	if got := mcpNames(f.reg); len(got) != 0 {

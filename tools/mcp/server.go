@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -342,7 +344,7 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 		}
 	}
 	cmd.Env = append([]string(nil), s.set.opts.Env...)
-	for _, k := range sortedKeys(spec.Env) {
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])
 	}
 	c.tail = &child.Tail{}

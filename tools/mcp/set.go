@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -135,8 +136,8 @@ func Start(specs map[string]Spec, opts Options) (*Set, error) {
 		opts.HTTPClient = &http.Client{}
 	}
 	set := &Set{opts: opts}
-	parts := serverNames(sortedKeys(specs))
-	for _, name := range sortedKeys(specs) {
+	parts := serverNames(slices.Sorted(maps.Keys(specs)))
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		srv, err := newServer(set, name, parts[name], specs[name])
 		if err != nil {
 			set.Close()

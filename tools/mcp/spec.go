@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -235,7 +236,7 @@ func Parse(b []byte) (map[string]Spec, error) {
 	}
 	out := make(map[string]Spec, len(f.Servers))
 	var errs []error
-	for _, name := range sortedKeys(f.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(f.Servers)) {
 		var s Spec
 		if err := json.Unmarshal(f.Servers[name], &s); err != nil {
 			errs = append(errs, fmt.Errorf("server %q: %w", name, err))
@@ -250,7 +251,7 @@ func Parse(b []byte) (map[string]Spec, error) {
 // server, sorted by name.
 func ValidateAll(specs map[string]Spec) error {
 	var errs []error
-	for _, name := range sortedKeys(specs) {
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		if name == "" {
 			errs = append(errs, errors.New("a server has an empty name"))
 			continue
@@ -260,13 +261,4 @@ func ValidateAll(specs map[string]Spec) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
