@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // mcpServers is the session's MCP servers: the user config's and the
-// trusted .mcp.json's (which wins for a name both give), started in the
+// trusted .mcp.json's (the user's wins for a name both give), started in the
 // background by startMCP. Their state changes reach the session's event
 // sink as agent.MCPServerStatus, and failures as warnings too, until the
 // session is done with them (quiet).
@@ -24,15 +25,25 @@ type mcpServers struct {
 	quiet bool
 }
 
-// mcpSpecs merges the configured servers: the user config's, then the
-// project's .mcp.json over them.
-func mcpSpecs(user, project map[string]mcp.Spec) map[string]mcp.Spec {
-	out := maps.Clone(user)
+// mcpSpecs merges the configured servers: the user config's and the
+// project's .mcp.json's. For a name both give, the user's wins: the
+// user's rules (mcp__github__*) were written for the user's server, and a
+// repository must not get them for a server of its own by naming it the
+// same. The project servers left out are returned, sorted.
+func mcpSpecs(user, project map[string]mcp.Spec) (map[string]mcp.Spec, []string) {
+	out := maps.Clone(project)
 	if out == nil {
 		out = map[string]mcp.Spec{}
 	}
-	maps.Copy(out, project)
-	return out
+	var shadowed []string
+	for name := range user {
+		if _, ok := project[name]; ok {
+			shadowed = append(shadowed, name)
+		}
+	}
+	maps.Copy(out, user)
+	slices.Sort(shadowed)
+	return out, shadowed
 }
 
 // startMCP starts the configured MCP servers in the background; their
@@ -41,7 +52,10 @@ func (s *session) startMCP(c cli, cfg config.Config, env environ, emit func(agen
 	if err := mcp.ValidateAll(cfg.MCPServers); err != nil {
 		return config.InFile(cfg.Path, fmt.Errorf("mcpServers: %w", err))
 	}
-	specs := mcpSpecs(cfg.MCPServers, c.project.mcp)
+	specs, shadowed := mcpSpecs(cfg.MCPServers, c.project.mcp)
+	for _, name := range shadowed {
+		emit(agent.Warning{Message: fmt.Sprintf("the project's .mcp.json names an MCP server %q, as your config does: yours is used (your approval rules were written for it)", name)})
+	}
 	if len(specs) == 0 {
 		return nil
 	}
