@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,6 +92,11 @@ func NewRemote(r Remote) (*Tool, error) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("remote tool %s: the input schema is not a JSON Schema object: %v", r.Name, err)
+	}
+	if (s.Type != "" && s.Type != "object") || len(s.Types) > 0 {
+		// Model APIs refuse a function whose parameters are not an
+		// object, and with it the whole request.
+		return nil, fmt.Errorf("remote tool %s: the input schema is not an object schema (type %s)", r.Name, cmp.Or(s.Type, strings.Join(s.Types, ", ")))
 	}
 	s.PropertyOrder = propertyOrder(schema)
 	as := newArgSchema(r.Name, &s)

@@ -65,6 +65,8 @@ func TestNewRemote(t *testing.T) {
 		{Name: "has space", Server: "s"},
 		{Name: "ok", Server: "s", Kind: KindEdit},
 		{Name: "ok", Server: "s", Schema: json.RawMessage(`[1]`)},
+		{Name: "ok", Server: "s", Schema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "ok", Server: "s", Schema: json.RawMessage(`{"type":["object","null"]}`)},
 	} {
 		if _, err := NewRemote(bad); err == nil {
 			t.Errorf("NewRemote(%+v) accepted", bad)

@@ -82,6 +82,9 @@ func (m *Model) showMCP(arg string) tea.Cmd {
 		if st.Err != "" {
 			rows = append(rows, [2]string{"", st.Err})
 		}
+		for _, why := range st.LeftOut {
+			rows = append(rows, [2]string{"", "  left out: " + why})
+		}
 		for _, t := range st.Tools {
 			line := "  " + t.Tool
 			if t.ReadOnly {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,7 @@ type server struct {
 	failures   int           // failed starts in a row
 	nextTry    time.Time     // no start before this, after a failure
 	tools      []ToolStatus  // the tools last listed
+	leftOut    []string      // the tools listed that were not taken, and why
 	impl       string        // what the server calls itself
 	closed     bool          // close was called
 	refreshing bool          // a tool list refresh runs
@@ -87,7 +89,8 @@ func (s *server) statusLocked() Status {
 	st := Status{
 		Name: s.name, Part: s.part, Transport: s.spec.transport(), Target: s.target(),
 		State: s.state, Err: s.err, Log: s.log.Path(), Implementation: s.impl,
-		Tools: append([]ToolStatus(nil), s.tools...),
+		Tools:   slices.Clone(s.tools),
+		LeftOut: slices.Clone(s.leftOut),
 	}
 	return st
 }
@@ -432,6 +435,7 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
 	names := toolNames(s.part, own)
 	var ts []*tools.Tool
 	var status []ToolStatus
+	var leftOut []string
 	for _, t := range listed {
 		kind := tools.KindExec
 		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
@@ -447,7 +451,7 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
 		}
 		desc := t.Description
 		if desc == "" {
-			desc = cmpOr(title, t.Name) + " (a tool of the MCP server " + s.name + ")"
+			desc = cmp.Or(title, t.Name) + " (a tool of the MCP server " + s.name + ")"
 		}
 		tool, err := tools.NewRemote(tools.Remote{
 			Name: names[t.Name], Server: s.part, Tool: t.Name, Kind: kind,
@@ -456,6 +460,7 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
 		})
 		if err != nil {
 			s.log.Note("tool %q left out: %v", t.Name, err)
+			leftOut = append(leftOut, fmt.Sprintf("%s: %v", t.Name, err))
 			continue
 		}
 		ts = append(ts, tool)
@@ -465,16 +470,9 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
 		return err
 	}
 	s.mu.Lock()
-	s.tools = status
+	s.tools, s.leftOut = status, leftOut
 	s.mu.Unlock()
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // refreshTools lists the tools again after the server said they

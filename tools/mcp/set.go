@@ -92,6 +92,9 @@ type Status struct {
 	// Tools are the server's tools, once known (they stay listed while a
 	// crashed server waits to start again).
 	Tools []ToolStatus
+	// LeftOut are the tools the server listed that are not offered,
+	// each "name: why" (a schema model APIs refuse).
+	LeftOut []string
 }
 
 // ToolStatus is one tool of a server.
