@@ -373,3 +373,34 @@ func TestCancelWhileRestarting(t *testing.T) {
 		t.Errorf("a call cancelled while its server starts = %+v", res)
 	}
 }
+
+// TestKillLeavesNoProcess: Kill (a second interrupt) kills every stdio
+// server's group at once, a server still starting included.
+func TestKillLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	starts, children, slowStarts := dir+"/starts", dir+"/children", mcptest.Fifo(t, "slow-starts")
+	f := start(t, map[string]mcp.Spec{
+		"up":   stdio(map[string]string{"MCPSERVER_STARTS": starts, "MCPSERVER_CHILD": children}),
+		"slow": stdio(map[string]string{"MCPSERVER_STARTS": slowStarts, "MCPSERVER_DELAY": "10m"}),
+	}, nil)
+	f.waitState("up", mcp.Ready)
+	// The slow one's process runs (it wrote its pid) and it is still
+	// starting: it waits 10 minutes before it answers.
+	slow := atoi(t, mcptest.ReadLine(t, slowStarts))
+	if st := f.set.Status()[0]; st.Name != "slow" || st.State != mcp.Starting {
+		t.Fatalf("%s is %v", st.Name, st.State)
+	}
+	pids := []int{slow}
+	for _, file := range []string{starts, children} {
+		pids = append(pids, atoi(t, lines(t, file)[0]))
+	}
+	var gone []func()
+	for _, pid := range pids {
+		gone = append(gone, childtest.ExitWatch(t, pid))
+	}
+	f.set.Kill()
+	for _, g := range gone {
+		g()
+	}
+}

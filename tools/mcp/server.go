@@ -46,6 +46,7 @@ type server struct {
 	leftOut    []string      // the tools listed that were not taken, and why
 	impl       string        // what the server calls itself
 	closed     bool          // close was called
+	killed     bool          // kill was called: a process started now dies at once
 	refreshing bool          // a tool list refresh runs
 	refresh    bool          // another refresh was asked for meanwhile
 	// hide replaces the values ${VAR}s expanded to with their names in
@@ -369,7 +370,11 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 	c.cmd, c.exited = cmd, make(chan struct{})
 	s.mu.Lock()
 	s.starting = c
+	killed := s.killed
 	s.mu.Unlock()
+	if killed {
+		child.KillGroup(cmd.Process) // kill came while it was being started
+	}
 	go func() {
 		c.waitErr = cmd.Wait()
 		s.log.Note("%s", exitMessage(c.waitErr))
@@ -643,6 +648,7 @@ func (s *server) stopProcess(c *conn, grace time.Duration) {
 // kill kills the server's process group at once.
 func (s *server) kill() {
 	s.mu.Lock()
+	s.killed = true
 	cs := []*conn{s.conn, s.starting}
 	s.mu.Unlock()
 	for _, c := range cs {
