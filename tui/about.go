@@ -106,6 +106,15 @@ func (m *Model) showStatus() {
 		}
 		rows = append(rows, [2]string{label, h})
 	}
+	if m.opts.MCP != nil {
+		for i, st := range m.opts.MCP.Status() {
+			label := ""
+			if i == 0 {
+				label = "mcp"
+			}
+			rows = append(rows, [2]string{label, st.Name + ": " + mcpStateLine(st)})
+		}
+	}
 	m.pushDialog(&tableDialog{title: "Status", rows: rows})
 }
 

@@ -67,7 +67,7 @@ func slashCommands() []slashCommand {
 		{name: "mcp", args: "[restart NAME]", help: "the MCP servers: state, tools, why one failed; restart one", run: func(m *Model, arg string) tea.Cmd {
 			return m.showMCP(arg)
 		}},
-		{name: "status", help: "model, endpoint, mode, workspace, session, context use, instruction files and hooks", run: func(m *Model, _ string) tea.Cmd {
+		{name: "status", help: "model, endpoint, mode, workspace, session, context use, instruction files, hooks and MCP servers", run: func(m *Model, _ string) tea.Cmd {
 			m.showStatus()
 			return nil
 		}},

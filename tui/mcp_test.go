@@ -44,6 +44,11 @@ func TestMCPCommand(t *testing.T) {
 		}
 	}
 	h.keys("esc")
+	h.typeText("/status").keys("enter")
+	if screen := h.screen(); !strings.Contains(screen, "mcp") || !strings.Contains(screen, "github: ready · 2 tools") || !strings.Contains(screen, "db: failed") {
+		t.Errorf("/status does not list the MCP servers:\n%s", screen)
+	}
+	h.keys("esc")
 
 	h.typeText("/mcp restart db").keys("enter")
 	if len(f.restarted) != 1 || f.restarted[0] != "db" {
