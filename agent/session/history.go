@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/tackle-dev/tackle/tools/atomicfile"
 )
 
 // History is the prompt history of one workspace, shared by its sessions:
@@ -64,19 +66,7 @@ func (h *History) rewrite(prompts []string) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".prompts-*.tmp")
-	if err != nil {
-		return fmt.Errorf("prompt history: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up a failure
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("prompt history: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("prompt history: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), h.path); err != nil {
+	if err := atomicfile.Write(h.path, b.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("prompt history: %w", err)
 	}
 	return nil

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools/atomicfile"
 )
 
 // Window is a context window and where it was learned.
@@ -322,12 +324,5 @@ func writeCache(file, key string, w Window, now time.Time) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".window-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
-		os.Remove(tmp.Name())
-	}
+	atomicfile.Write(file, b, 0o600) // a cache: a failed write is no loss
 }

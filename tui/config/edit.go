@@ -3,12 +3,12 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/tackle-dev/tackle/tools/atomicfile"
 )
 
 // Removed is a string RemoveStrings took out of an array field.
@@ -48,7 +48,7 @@ func RemoveStrings(path string, fields []string, drop func(field, value string) 
 	if len(removed) == 0 {
 		return nil, nil
 	}
-	if err := writeAtomic(real, out, 0o600); err != nil { // real exists: its mode is kept
+	if err := atomicfile.Write(real, out, 0o600); err != nil { // real exists: its mode is kept
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return removed, nil
@@ -185,44 +185,3 @@ func applyEdits(b []byte, edits []edit) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// writeAtomic replaces the file at path with data: a temporary file in
-// the same directory with path's permission bits (perm for a new file),
-// synced, renamed over it.
-func writeAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tackle-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		dir.Sync() // the rename, on file systems that need it; best effort
-		dir.Close()
-	}
-	return nil
-}

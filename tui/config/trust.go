@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/tackle-dev/tackle/tools/atomicfile"
 )
 
 // TrustFile is the name of the file in the state directory that pins the
@@ -69,7 +71,7 @@ func (t *Trust) Pin(file string, contents []byte) error {
 	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	if err := writeAtomic(t.path, append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(t.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
 	return nil
