@@ -66,7 +66,7 @@ func (h *History) rewrite(prompts []string) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := atomicfile.Write(h.path, b.Bytes(), 0o600); err != nil {
+	if err := atomicfile.WriteCache(h.path, b.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("prompt history: %w", err)
 	}
 	return nil

@@ -324,5 +324,5 @@ func writeCache(file, key string, w Window, now time.Time) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return
 	}
-	atomicfile.Write(file, b, 0o600) // a cache: a failed write is no loss
+	atomicfile.WriteCache(file, b, 0o600) // a cache: a failed write is no loss
 }

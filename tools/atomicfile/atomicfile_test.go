@@ -17,7 +17,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("new file mode %v", fi.Mode().Perm())
 	}
 	os.Chmod(p, 0o640)
-	if err := Write(p, []byte("two"), 0o600); err != nil {
+	if err := WriteCache(p, []byte("two"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(p)
