@@ -404,3 +404,21 @@ func TestKillLeavesNoProcess(t *testing.T) {
 		g()
 	}
 }
+
+// TestHTTPServerRestarted: a remote server that restarted no longer knows
+// tackle's session (404); the call that finds out is sent again on a new
+// session, and the model never sees the hiccup.
+func TestHTTPServerRestarted(t *testing.T) {
+	t.Parallel()
+	url, stop := mcptest.StartHTTPAt(t, serverBin, "127.0.0.1:0")
+	f := start(t, map[string]mcp.Spec{"web": {URL: url}}, nil)
+	f.waitState("web", mcp.Ready)
+	if res := f.call(context.Background(), "mcp__web__echo", `{"text":"one"}`); res.Content != "echo: one" {
+		t.Fatalf("echo = %+v", res)
+	}
+	stop()
+	mcptest.StartHTTPAt(t, serverBin, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if res := f.call(context.Background(), "mcp__web__echo", `{"text":"two"}`); res.Content != "echo: two" {
+		t.Errorf("echo after the server restarted = %+v", res)
+	}
+}

@@ -524,25 +524,31 @@ func (s *server) refreshTools(sess *mcp.ClientSession) {
 // the server failed: its tools stay, and the next call starts it again.
 func (s *server) watch(c *conn) {
 	c.sess.Wait()
+	s.lost(c, errors.New("the connection closed"))
+}
+
+// lost records that connection c has ended without tackle ending it
+// (once, whoever sees it first: watch, or a call that failed on it): the
+// server is failed, its tools stay, and the next call starts it again at
+// once.
+func (s *server) lost(c *conn, err error) {
 	s.mu.Lock()
-	if s.conn != c {
+	if s.conn != c || s.closed {
 		s.mu.Unlock()
 		return // closed by tackle, or already replaced
 	}
 	s.conn = nil
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return
-	}
-	why := "it stopped: " + s.hidden(s.failure(c, errors.New("the connection closed"), true))
-	s.stopProcess(c, s.set.opts.Grace)
-	s.log.Note("%s", why)
-	// A crash after it was ready: the next call starts it again at once.
-	s.mu.Lock()
 	s.nextTry = time.Time{}
 	s.mu.Unlock()
-	s.setState(Failed, why+s.log.Where())
+	why := "it stopped: " + s.hidden(s.failure(c, err, true))
+	go c.sess.Close() // may wait for calls still on it, which fail
+	s.stopProcess(c, s.set.opts.Grace)
+	s.log.Note("%s", why)
+	where := ""
+	if c.cmd != nil {
+		where = s.log.Where()
+	}
+	s.setState(Failed, why+where)
 }
 
 // caller returns the function that calls the server's tool named tool.
@@ -552,29 +558,45 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 		if err != nil {
 			return tools.Fail("The MCP server %s is not available: %v. Do not call its tools again unless the user asks.", s.name, err), nil
 		}
-		cctx, cancel := context.WithTimeout(ctx, s.callLimit)
-		defer cancel()
-		res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		res, err := s.call(ctx, c, tool, args)
+		if errors.Is(err, mcp.ErrSessionMissing) {
+			// A remote server that no longer knows the session (it
+			// restarted) refused the request without running it: call
+			// again on a new session.
+			s.lost(c, err)
+			if c, err = s.ensure(ctx); err != nil {
+				return tools.Fail("The MCP server %s is not available: %v. Do not call its tools again unless the user asks.", s.name, err), nil
+			}
+			res, err = s.call(ctx, c, tool, args)
+		}
 		switch {
 		case err == nil:
 			return result(res), nil
 		case ctx.Err() != nil:
 			return tools.Fail("The call was cancelled; the MCP server %s was told to stop it.", s.name), nil
-		case cctx.Err() != nil:
+		case errors.Is(err, context.DeadlineExceeded):
 			return tools.Fail("The MCP server %s did not answer within %v; it was told to stop the call.", s.name, s.callLimit), nil
 		case s.dead(c, err):
-			why := s.failure(c, err, true)
-			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, s.hidden(why)), nil
+			why := s.hidden(s.failure(c, err, true))
+			s.lost(c, err)
+			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
 		}
 		return tools.Fail("The MCP server %s refused the call: %s", s.name, s.hidden(err.Error())), nil
 	}
+}
+
+// call calls the tool on connection c, within the tool timeout.
+func (s *server) call(ctx context.Context, c *conn, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.callLimit)
+	defer cancel()
+	return c.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 }
 
 // dead reports whether a call's error err means connection c has
 // ended: the SDK says the connection closed, its process exited, or the
 // server is no longer on it.
 func (s *server) dead(c *conn, err error) bool {
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return true
 	}
 	if c.exited != nil {

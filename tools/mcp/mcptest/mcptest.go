@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -19,7 +20,16 @@ import (
 // The server is killed when the test ends.
 func StartHTTP(t testing.TB, bin string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	url, _ := StartHTTPAt(t, bin, "127.0.0.1:0", env...)
+	return url
+}
+
+// StartHTTPAt is StartHTTP on the address addr, and also returns the
+// function that stops the server (and waits for it to be gone), so that
+// a test can start another on the same address.
+func StartHTTPAt(t testing.TB, bin, addr string, env ...string) (url string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "-http", addr)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -29,12 +39,14 @@ func StartHTTP(t testing.TB, bin string, env ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var once sync.Once
+	stop = func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(stop)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("the MCP HTTP server said nothing: %v", err)
 	}
-	return strings.TrimSpace(line)
+	return strings.TrimSpace(line), stop
 }
 
 // Fifo makes a named pipe in a temporary directory and returns its path;
