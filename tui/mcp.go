@@ -28,13 +28,27 @@ func toolLabel(name string) string {
 	return name
 }
 
-// mcpEvent keeps each MCP server's latest state, for the status line.
+// mcpEvent keeps each MCP server's latest state, for the status line,
+// and brings an open /mcp up to date: a server the user watches start
+// shows as ready (or failed) without opening /mcp again.
 func (m *Model) mcpEvent(e agent.MCPServerStatus) {
 	if m.mcpStates == nil {
 		m.mcpStates = map[string]string{}
 	}
 	m.mcpStates[e.Server] = e.State
+	if m.opts.MCP == nil {
+		return
+	}
+	for _, d := range m.dialogs {
+		if t, ok := d.(*tableDialog); ok && t.title == mcpTitle {
+			t.rows = mcpRows(m.opts.MCP.Status())
+			t.layout(&m.styles, m.dialogWidth(), m.dialogHeight())
+		}
+	}
 }
+
+// mcpTitle is the title of the /mcp dialog.
+const mcpTitle = "MCP servers"
 
 // mcpFailed lists the MCP servers whose latest state is failed, sorted.
 func (m *Model) mcpFailed() []string {
@@ -75,8 +89,15 @@ func (m *Model) showMCP(arg string) tea.Cmd {
 		m.note(noteWarn, fmt.Sprintf("/mcp takes no argument but restart NAME (got %q)", arg))
 		return nil
 	}
+	m.pushDialog(&tableDialog{title: mcpTitle, hint: "/mcp restart NAME starts one again", rows: mcpRows(m.opts.MCP.Status())})
+	return nil
+}
+
+// mcpRows are the lines of /mcp: each server's state, transport and
+// target, why it failed, the tools left out and its tools.
+func mcpRows(servers []mcp.Status) [][2]string {
 	var rows [][2]string
-	for _, st := range m.opts.MCP.Status() {
+	for _, st := range servers {
 		rows = append(rows, [2]string{st.Name, mcpStateLine(st)})
 		rows = append(rows, [2]string{"", st.Transport + ": " + st.Target})
 		if st.Err != "" {
@@ -96,22 +117,21 @@ func (m *Model) showMCP(arg string) tea.Cmd {
 			rows = append(rows, [2]string{"", line})
 		}
 	}
-	m.pushDialog(&tableDialog{title: "MCP servers", hint: "/mcp restart NAME starts one again", rows: rows})
-	return nil
+	return rows
 }
 
 // mcpStateLine says a server's state in a few words.
 func mcpStateLine(st mcp.Status) string {
 	switch st.State {
 	case mcp.Ready:
-		s := fmt.Sprintf("ready · %d tools", len(st.Tools))
+		s := fmt.Sprintf("ready · %d %s", len(st.Tools), plural(len(st.Tools), "tool", "tools"))
 		if st.Implementation != "" {
 			s += " · " + st.Implementation
 		}
 		return s
 	case mcp.Failed:
 		if len(st.Tools) > 0 {
-			return fmt.Sprintf("failed · %d tools (a call starts it again)", len(st.Tools))
+			return fmt.Sprintf("failed · %d %s (a call starts it again)", len(st.Tools), plural(len(st.Tools), "tool", "tools"))
 		}
 		return "failed"
 	}

@@ -44,6 +44,20 @@ func TestMCPCommand(t *testing.T) {
 		}
 	}
 	h.keys("esc")
+
+	// An open /mcp follows the servers' state.
+	h.typeText("/mcp").keys("enter")
+	if screen := h.screen(); !strings.Contains(screen, "no DSN") {
+		t.Fatalf("/mcp:\n%s", screen)
+	}
+	f.status[1].State, f.status[1].Err = mcp.Ready, ""
+	f.status[1].Tools = []mcp.ToolStatus{{Name: "mcp__db__query", Tool: "query"}}
+	h.events(agent.MCPServerStatus{Server: "db", State: "ready", Tools: 1})
+	if screen := h.screen(); !strings.Contains(screen, "ready · 1 tool ") && !strings.Contains(screen, "ready · 1 tool\n") || strings.Contains(screen, "no DSN") {
+		t.Errorf("an open /mcp after db became ready:\n%s", screen)
+	}
+	h.keys("esc")
+	f.status[1].State, f.status[1].Err, f.status[1].Tools = mcp.Failed, "it exited (exit status 1); its stderr ends: no DSN", nil
 	h.typeText("/status").keys("enter")
 	if screen := h.screen(); !strings.Contains(screen, "mcp") || !strings.Contains(screen, "github: ready · 2 tools") || !strings.Contains(screen, "db: failed") {
 		t.Errorf("/status does not list the MCP servers:\n%s", screen)
