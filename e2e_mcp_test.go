@@ -344,7 +344,7 @@ func TestE2EMCPServerNeverStarts(t *testing.T) {
 	t.Parallel()
 	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
 	e.srv = llmtest.NewServer(t, mcpScript(llmtest.ToolCall{ID: "call_echo", Name: "mcp__test__echo", Arguments: `{"text":"still here"}`}))
-	hangPid := filepath.Join(t.TempDir(), "hang.pid")
+	hangPid := mcptest.Fifo(t, "hang.pid") // the shell waits for the test to read it
 	e.config(mcpConfig(map[string]any{
 		"test":   stdioServer(nil),
 		"broken": stdioServer(map[string]string{"MCPSERVER_FAIL": "cannot read /etc/broken.toml"}),
@@ -357,7 +357,10 @@ func TestE2EMCPServerNeverStarts(t *testing.T) {
 	if !strings.Contains(failed, "cannot read /etc/broken.toml") {
 		t.Errorf("failed event: %s", failed)
 	}
-	hang := pids(t, hangPid)[0]
+	hang, err := strconv.Atoi(mcptest.ReadLine(t, hangPid))
+	if err != nil {
+		t.Fatal(err)
+	}
 	hangGone := childtest.ExitWatch(t, hang)
 	e.srv.Release()
 	if code := r.wait(); code != exitOK {
