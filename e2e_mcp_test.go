@@ -395,16 +395,23 @@ func TestE2EMCPCancelSlowCall(t *testing.T) {
 	if got := mcptest.ReadLine(t, started); got != "started" {
 		t.Fatalf("slow wrote %q", got)
 	}
+	saw := make(chan string, 1)
+	go func() { saw <- mcptest.ReadLine(t, cancelled) }()
 	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
-	}
-	if got := mcptest.ReadLine(t, cancelled); got != "cancelled" {
-		t.Errorf("the server saw %q", got)
 	}
 	if code := r.wait(); code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
 	}
 	serverGone()
+	// The server is gone: if it never wrote, end the read.
+	if w, err := os.OpenFile(cancelled, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	if got := <-saw; got != "cancelled" {
+		log, _ := os.ReadFile(filepath.Join(e.home, ".local", "state", "tackle", "mcp", "test.log"))
+		t.Errorf("the server saw %q; its log:\n%s", got, log)
+	}
 }
 
 // TestE2ETUIMCP: in the terminal UI the status line marks a failed

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tackle-dev/tackle/tools"
@@ -62,6 +64,8 @@ type conn struct {
 	exited  chan struct{} // closed when cmd has exited (nil for remote)
 	waitErr error         // cmd.Wait's error, once exited is closed
 	tail    *child.Tail   // the end of its stderr
+	stdout  *os.File      // our ends of its stdout and stdin, closed by
+	stdin   *os.File      // stopProcess (the SDK closes stdin first)
 }
 
 func newServer(set *Set, name, part string, spec Spec) (*server, error) {
@@ -355,17 +359,29 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 	cmd.Stderr = io.MultiWriter(s.log, c.tail)
 	cmd.WaitDelay = s.set.opts.Grace // a grandchild holding stderr open
 	child.SetGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	// Pipes of our own, not cmd's StdinPipe and StdoutPipe: cmd.Wait
+	// (which runs as soon as the process exits) would close their read
+	// end under the SDK, losing what the server wrote last.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close() // the child has its copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
 	}
+	c.stdout, c.stdin = outR, inW
 	s.log.Note("started %q (pid %d)", append([]string{s.spec.Command}, s.spec.Args...), cmd.Process.Pid)
 	c.cmd, c.exited = cmd, make(chan struct{})
 	s.mu.Lock()
@@ -379,8 +395,16 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 		c.waitErr = cmd.Wait()
 		s.log.Note("%s", exitMessage(c.waitErr))
 		close(c.exited)
+		// The connection ends when its stdout does; a process it started
+		// may hold that open: then the exit itself ends it.
+		time.AfterFunc(s.set.opts.Grace, func() { s.lost(c, errors.New("the process exited")) })
 	}()
-	return &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil
+	// Closing the connection closes the server's stdin only: the MCP way
+	// to end a stdio server. Its stdout is read until it exits, so that
+	// what it still writes (the answer to a call it was told to cancel)
+	// does not kill it with SIGPIPE before it has cleaned up; stopProcess
+	// closes it.
+	return &mcp.IOTransport{Reader: io.NopCloser(outR), Writer: inW}, nil
 }
 
 // httpClient is the Set's HTTP client, sending headers with each request.
@@ -576,7 +600,7 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 			return tools.Fail("The call was cancelled; the MCP server %s was told to stop it.", s.name), nil
 		case errors.Is(err, context.DeadlineExceeded):
 			return tools.Fail("The MCP server %s did not answer within %v; it was told to stop the call.", s.name, s.callLimit), nil
-		case s.dead(c, err):
+		case dead(err):
 			why := s.hidden(s.failure(c, err, true))
 			s.lost(c, err)
 			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
@@ -592,23 +616,13 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args json.RawMe
 	return c.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 }
 
-// dead reports whether a call's error err means connection c has
-// ended: the SDK says the connection closed, its process exited, or the
-// server is no longer on it.
-func (s *server) dead(c *conn, err error) bool {
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return true
-	}
-	if c.exited != nil {
-		select {
-		case <-c.exited:
-			return true
-		default:
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conn != c && !s.closed
+// dead reports whether a call's error err means connection c is lost.
+// A server that is there refuses a call with a JSON-RPC error answer;
+// any other error (the connection closed, the session is gone, the
+// stream broke, the process exited) means the connection is lost.
+func dead(err error) bool {
+	var answer *jsonrpc.Error
+	return !errors.As(err, &answer)
 }
 
 // close shuts the server down and waits for it to be gone.
@@ -665,6 +679,8 @@ func (s *server) stopProcess(c *conn, grace time.Duration) {
 	}
 	child.KillGroup(c.cmd.Process) // and anything it left behind
 	<-c.exited
+	c.stdout.Close() // ends the SDK's read of it, if a leftover held it open
+	c.stdin.Close()  // a connection never made has not closed it
 }
 
 // kill kills the server's process group at once.
