@@ -16,6 +16,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // HookName is the name of every hook of the checks in the decision trace.
@@ -554,7 +555,7 @@ func (c *Checker) goJobs(ctx context.Context, root *os.Root, goFiles, broken []s
 	}
 	for _, name := range c.cfg.Linters {
 		l := knownLinters[name]
-		prog, err := lookPath(l.name, getenv(c.env, "PATH"), c.root)
+		prog, err := child.LookPath(l.name, getenv(c.env, "PATH"), c.root)
 		if err != nil {
 			c.warn("linter:"+name, fmt.Sprintf("turn-end checks: linter %s is enabled but not installed (not on PATH); it is skipped", name))
 			continue
@@ -579,7 +580,7 @@ func (c *Checker) commandJobs(ctx context.Context, existing []string) []job {
 		if len(files) == 0 {
 			continue
 		}
-		prog, err := lookPath(cmd.Run[0], getenv(c.env, "PATH"), c.root)
+		prog, err := child.LookPath(cmd.Run[0], getenv(c.env, "PATH"), c.root)
 		if err != nil {
 			c.warn("command:"+cmd.Name, fmt.Sprintf("turn-end checks: check %s: %s not found; it is skipped", cmd.Name, cmd.Run[0]))
 			continue

@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -114,35 +111,6 @@ func (b *cappedBuffer) Bytes() []byte {
 		return b.buf.Bytes()
 	}
 	return fmt.Appendf(slices.Clip(b.buf.Bytes()), "\n[… %d more bytes of output]\n", b.dropped)
-}
-
-// lookPath finds an executable the way a shell with PATH set to path
-// would. A name with a slash is taken relative to dir.
-func lookPath(name, path, dir string) (string, error) {
-	if strings.Contains(name, "/") {
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if executable(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-	}
-	for _, d := range filepath.SplitList(path) {
-		if d == "" || !filepath.IsAbs(d) {
-			continue // a relative PATH entry would resolve in the project
-		}
-		if p := filepath.Join(d, name); executable(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
-}
-
-func executable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // getenv returns the value of name in env (the last one wins, as in

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // goTools is the Go toolchain the checks use, found once per session.
@@ -32,7 +34,7 @@ type goTools struct {
 func (g *goTools) find(ctx context.Context, c *Checker) {
 	g.once.Do(func() {
 		pathEnv := getenv(c.env, "PATH")
-		goCmd, err := lookPath(orDefault(c.cfg.Go, "go"), pathEnv, c.root)
+		goCmd, err := child.LookPath(orDefault(c.cfg.Go, "go"), pathEnv, c.root)
 		if err != nil {
 			g.err = err
 		} else {
@@ -72,12 +74,12 @@ func (g *goTools) find(ctx context.Context, c *Checker) {
 			candidates = append(candidates, filepath.Join(goroot, "bin", "gofmt"))
 		}
 		for _, p := range candidates {
-			if executable(p) {
+			if child.Executable(p) {
 				g.gofmt = p
 				return
 			}
 		}
-		if p, err := lookPath("gofmt", pathEnv, c.root); err == nil {
+		if p, err := child.LookPath("gofmt", pathEnv, c.root); err == nil {
 			g.gofmt = p
 		}
 	})

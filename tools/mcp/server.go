@@ -343,14 +343,21 @@ func lastLines(s string, n int) string {
 // startProcess starts a stdio server's process in a process group of its
 // own, its stderr going to the log and the tail.
 func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
-	cmd := exec.Command(s.set.lookPath(spec.Command), spec.Args...)
-	cmd.Dir = s.set.opts.Workdir
+	dir := s.set.opts.Workdir
 	if spec.Cwd != "" {
-		cmd.Dir = spec.Cwd
+		dir = spec.Cwd
 		if !filepath.IsAbs(spec.Cwd) {
-			cmd.Dir = filepath.Join(s.set.opts.Workdir, spec.Cwd)
+			dir = filepath.Join(s.set.opts.Workdir, spec.Cwd)
 		}
 	}
+	// tackle's PATH (injected), never a relative entry of it.
+	path, _ := s.set.lookupEnv("PATH")
+	prog, err := child.LookPath(spec.Command, path, dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
+	}
+	cmd := exec.Command(prog, spec.Args...)
+	cmd.Dir = dir
 	cmd.Env = append([]string(nil), s.set.opts.Env...)
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])

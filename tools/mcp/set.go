@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -211,26 +210,6 @@ func (s *Set) lookupEnv(name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// lookPath finds a command without a slash in the Set's PATH (not the
-// process's: tackle's environment is injected); a command with a slash
-// is left as it is, relative to the server's directory.
-func (s *Set) lookPath(cmd string) string {
-	if strings.ContainsRune(cmd, filepath.Separator) {
-		return cmd
-	}
-	path, _ := s.lookupEnv("PATH")
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, cmd)
-		if isExecutable(p) {
-			return p
-		}
-	}
-	return cmd // exec reports it is not found
 }
 
 // Restart stops server name if it runs and starts it again at once, the
