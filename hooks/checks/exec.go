@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // maxOutput bounds what is kept of one process's output.
@@ -114,14 +115,10 @@ func (b *cappedBuffer) Bytes() []byte {
 }
 
 // getenv returns the value of name in env (the last one wins, as in
-// exec).
+// exec), "" when it is not set.
 func getenv(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
+	v, _ := child.LookupEnv(env, name)
+	return v
 }
 
 // withEnv returns base without the secret variables and without the ones

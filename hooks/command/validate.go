@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackle-dev/tackle/tools/child"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -63,7 +64,7 @@ func checkProgram(c Command, argv []string, dir string, env []string) error {
 		}
 		return nil
 	}
-	pathVar, ok := lookup(env, "PATH")
+	pathVar, ok := child.LookupEnv(env, "PATH")
 	if !ok {
 		return nil
 	}
@@ -170,7 +171,7 @@ func plainWord(parts []syntax.WordPart, quoted bool, env []string) bool {
 				p.Repl != nil || p.Exp != nil || p.Names != 0 || p.Param == nil || !syntax.ValidName(p.Param.Value) {
 				return false
 			}
-			if v, ok := lookup(env, p.Param.Value); !quoted && (!ok || strings.ContainsAny(v, " \t\n*?[")) {
+			if v, ok := child.LookupEnv(env, p.Param.Value); !quoted && (!ok || strings.ContainsAny(v, " \t\n*?[")) {
 				return false
 			}
 		default:
@@ -190,13 +191,3 @@ var shBuiltins = []string{
 }
 
 func isBuiltin(name string) bool { return slices.Contains(shBuiltins, name) }
-
-// lookup returns the last value of key in env, as a process sees it.
-func lookup(env []string, key string) (string, bool) {
-	for _, kv := range slices.Backward(env) {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-			return v, true
-		}
-	}
-	return "", false
-}

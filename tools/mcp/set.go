@@ -6,11 +6,11 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // Options configure a Set.
@@ -203,14 +203,7 @@ func (s *Set) report(st Status) {
 }
 
 // lookupEnv looks name up in the Set's environment (the last entry wins).
-func (s *Set) lookupEnv(name string) (string, bool) {
-	for _, kv := range slices.Backward(s.opts.Env) {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
-}
+func (s *Set) lookupEnv(name string) (string, bool) { return child.LookupEnv(s.opts.Env, name) }
 
 // Restart stops server name if it runs and starts it again at once, the
 // backoff aside, and returns when it is ready or has failed (the error
