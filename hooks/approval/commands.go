@@ -75,8 +75,19 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"wc": ro, "pwd": ro, "stat": ro, "du": ro, "df": ro, "nl": ro, "cut": {effect: readsOnly, args: "dfcb"},
 		"tr": text, "column": ro, "basename": text, "dirname": text, "realpath": ro, "readlink": ro,
 		"whoami": text, "id": text, "uname": text, "which": text, "type": text, "printenv": text,
-		"echo": text, "printf": text, "true": text, "false": text, "sleep": text, "seq": text,
-		"test": text, "[": text, "md5sum": ro, "sha1sum": ro, "sha256sum": ro, "sha512sum": ro,
+		"echo": text, "true": text, "false": text, "sleep": text, "seq": text,
+		// Builtins that take a variable's name (vars.go): a final `*` never
+		// covers a name with an array subscript or one that changes how
+		// later commands run.
+		"printf": {effect: readsOnly, text: true, args: "v", check: optNameCheck("v", false)},
+		"test":   {effect: readsOnly, text: true, check: testCheck}, "[": {effect: readsOnly, text: true, check: testCheck},
+		"read":      {effect: readsOnly, text: true, args: "adinNptu", check: optNameCheck("a", true)},
+		"mapfile":   {effect: readsOnly, text: true, args: "CcdnOsu", check: optNameCheck("", true), risky: []risky{{short: "C", effect: runsCode, what: "runs a callback command"}}},
+		"readarray": {effect: readsOnly, text: true, args: "CcdnOsu", check: optNameCheck("", true), risky: []risky{{short: "C", effect: runsCode, what: "runs a callback command"}}},
+		"unset":     {effect: readsOnly, text: true, check: optNameCheck("", true)},
+		"getopts":   {effect: readsOnly, text: true, check: getoptsCheck},
+		"wait":      {effect: readsOnly, text: true, args: "p", check: optNameCheck("p", false)},
+		"md5sum":    ro, "sha1sum": ro, "sha256sum": ro, "sha512sum": ro,
 		"cksum": ro, "base64": ro, "od": ro, "hexdump": ro, "strings": ro, "cmp": ro, "comm": ro,
 		"diff": ro, "grep": grep, "egrep": grep, "fgrep": grep, "jq": {effect: readsOnly, pattern: true, args: "fL", longArgs: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}},
 		"rg": {effect: readsOnly, pattern: true, args: "efgtTABCmM", risky: []risky{

@@ -193,6 +193,7 @@ func (e *pathEnv) assess(c *command) *assessment {
 	a := &assessment{guard: make([]string, len(c.words)), prefix: 1, effect: unknownEffect}
 	if len(args) == 0 || !args[0].static {
 		a.raise(runsCode)
+		parserGuards(a, c)
 		return a
 	}
 	name := args[0].text
@@ -225,8 +226,19 @@ func (e *pathEnv) assess(c *command) *assessment {
 			a.effect = unknownEffect // python3 --version: an exact rule
 		}
 	}
+	parserGuards(a, c)
 	e.checkWords(a, p)
 	return a
+}
+
+// parserGuards adds the guards the parser found (command.guard).
+func parserGuards(a *assessment, c *command) {
+	for i, why := range c.guard {
+		if why != "" && a.guard[i] == "" {
+			a.guard[i] = fmt.Sprintf("%s (%s)", oneLine(c.words[i].src), why)
+			a.raise(runsCode)
+		}
+	}
 }
 
 // readSub reads the options before a subcommand and the subcommand

@@ -50,6 +50,19 @@ type command struct {
 	words   []word
 	assigns int  // how many leading words are NAME=value assignments
 	plain   bool // a candidate for an "approve always" rule
+	// guard holds, per word (or nil), why a rule's final `*` must not
+	// cover the word, where the parser knows it (declare PATH=x).
+	guard []string
+}
+
+// guardWord records why a rule's final `*` must not cover word i.
+func (c *command) guardWord(i int, why string) {
+	if c.guard == nil {
+		c.guard = make([]string, len(c.words))
+	}
+	if c.guard[i] == "" {
+		c.guard[i] = why
+	}
 }
 
 // args returns the command name and its arguments, without assignments.
@@ -484,7 +497,13 @@ func (a *analyzer) arith(x syntax.ArithmExpr, c ctx) {
 // simple commands named by the keyword.
 func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 	words := []word{lit(d.Variant.Value)}
+	guards := map[int]string{}
 	for _, as := range d.Args {
+		if as.Name != nil {
+			if why := assignRisk(as.Name.Value, as.Index != nil); why != "" {
+				guards[len(words)] = why
+			}
+		}
 		switch {
 		case as.Naked && as.Name != nil:
 			words = append(words, lit(as.Name.Value))
@@ -500,7 +519,12 @@ func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 			words = append(words, a.assign(as, c))
 		}
 	}
-	a.simple(words, 0, c)
+	cmd := a.simple(words, 0, c)
+	for i, why := range guards {
+		if cmd != nil {
+			cmd.guardWord(i, why)
+		}
+	}
 }
 
 // dangerousVars are variables bash evaluates as code or loads code from.
@@ -717,7 +741,10 @@ func (a *analyzer) word(w *syntax.Word, c ctx, assignValue bool) word {
 	if out.static {
 		out.text = val.String()
 		if subscriptTrap(out.text) {
-			a.unsure(fmt.Sprintf("the string %s, which bash would run if it is used as an array subscript", out.src))
+			// Deny and allow rules alike: which builtin takes the string
+			// as a name (printf -v, read, test -v, declare …) or as
+			// arithmetic cannot always be told.
+			a.both(fmt.Sprintf("the string %s, which bash would run if it is used as an array subscript", out.src))
 		}
 	}
 	out.subst = hasSubst(w)
@@ -797,21 +824,21 @@ func (a *analyzer) record(cmd *command, c ctx) {
 }
 
 // simple handles one simple command: its words, assignments first.
-func (a *analyzer) simple(words []word, assigns int, c ctx) {
+func (a *analyzer) simple(words []word, assigns int, c ctx) *command {
 	if a.n >= maxCommands {
 		a.both("the program is too large to check")
-		return
+		return nil
 	}
 	cmd := &command{words: words, assigns: assigns}
 	a.record(cmd, c)
 	args := cmd.args()
 	if len(args) == 0 {
-		return // assignments only
+		return cmd // assignments only
 	}
 	name := args[0]
 	if !name.static {
 		a.opaque(fmt.Sprintf("the command name %s is known only at run time", name.src))
-		return
+		return cmd
 	}
 	base := path.Base(name.text)
 	h, special := specials()[base]
@@ -820,9 +847,10 @@ func (a *analyzer) simple(words []word, assigns int, c ctx) {
 		for _, w := range words {
 			cmd.plain = cmd.plain && !w.subst
 		}
-		return
+		return cmd
 	}
 	a.run(base, args, h(args[1:], c), c)
+	return cmd
 }
 
 // script checks a program that a command runs from a string.
