@@ -853,10 +853,8 @@ func (s *subject) protected(kind tools.Kind, allow, session []Rule) string {
 		if !rd.write {
 			continue
 		}
-		for _, abs := range e.locate(rd.w) {
-			if why := e.protected(abs); why != "" {
-				return fmt.Sprintf("it writes to %s, which is protected (%s)", rd.w.src, why)
-			}
+		if why := e.protectedTarget(rd.w, true); why != "" {
+			return fmt.Sprintf("it writes to %s, which is protected (%s)", rd.w.src, why)
 		}
 	}
 	if away := s.movesAway(); away != "" && s.writesAnything() {
@@ -913,7 +911,8 @@ func (s *subject) where() {
 	if prog.err != nil {
 		return
 	}
-	e := &s.p.env
+	e := s.p.env.withProgram(prog)
+	s.env = e
 	dirs := []string{"."}
 	for _, list := range [][]*command{prog.cmds, prog.guesses} {
 		for _, c := range list {
@@ -983,6 +982,33 @@ func (s *subject) where() {
 	}
 }
 
+// readRedirects says how an input redirect of the program reads a file
+// outside the workspace or one known only at run time (cat < ../x,
+// cat < ~/.ssh/id_rsa, < /proc/$PPID/environ), or "". Rules cover
+// commands; a redirect is no word of one.
+func (s *subject) readRedirects() string {
+	e := s.bashEnv()
+	for _, rd := range s.program().redirs {
+		if rd.write {
+			continue
+		}
+		if rd.w.static {
+			if why := e.outside(rd.w.text); why != "" {
+				return fmt.Sprintf("it reads %s (%s)", rd.w.src, why)
+			}
+			continue
+		}
+		why, unknown := e.wordOutside(rd.w)
+		if unknown {
+			return fmt.Sprintf("it reads %s, a file known only at run time", rd.w.src)
+		}
+		if why != "" {
+			return fmt.Sprintf("it reads %s (%s)", rd.w.src, why)
+		}
+	}
+	return ""
+}
+
 // writesAnything reports a program that writes files or may: a write
 // redirect, or a command that writes or is not known.
 func (s *subject) writesAnything() bool {
@@ -1013,10 +1039,8 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", oneLine(c.String()), a.config)
 	}
 	for _, t := range a.writes {
-		for _, abs := range e.locate(t.w) {
-			if why := e.protected(abs); why != "" {
-				return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
-			}
+		if why := e.protectedTarget(t.w, true); why != "" {
+			return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
 		}
 	}
 	if !a.mayWriteAny() {
@@ -1033,10 +1057,10 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 			}
 		}
 		for _, cw := range cands {
-			for _, abs := range e.locate(cw) {
-				if why := e.protected(abs); why != "" {
-					return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
-				}
+			// A word known only at run time counts where the table says
+			// the command writes it (above), not as any argument.
+			if why := e.protectedTarget(cw, false); why != "" {
+				return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
 			}
 		}
 	}
@@ -1130,6 +1154,9 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	}
 	if away := s.movesAway(); away != "" {
 		return allowance{why: away + ", where an allow rule cannot judge its paths"}
+	}
+	if why := s.readRedirects(); why != "" {
+		return allowance{why: why + ", which an allow rule never covers"}
 	}
 	var by, uncovered, blocked []string
 	for _, c := range prog.cmds {

@@ -289,7 +289,10 @@ func TestRememberScope(t *testing.T) {
 		{bashCall("cat ~/.ssh/id_rsa"), nil},
 		{bashCall("ls $HOME"), nil},
 		{bashCall("mytool .git/config"), nil},
-		{bashCall("for f in *.go; do gofmt -l $f; done"), nil},
+		{bashCall("for f in $FILES; do gofmt -l $f; done"), nil},
+		// A loop variable is one of the loop's items (the glob's matches).
+		{bashCall("for f in *.go; do gofmt -l $f; done"), []string{"bash(gofmt *)"}},
+		{bashCall("for f in ../*.go; do gofmt -l $f; done"), nil},
 		// Nothing for the parts no rule could ever allow: approve once only.
 		{bashCall("timeout 5 go test ./..."), nil},
 		{bashCall("env go test ./..."), nil},

@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -66,4 +68,87 @@ func TestClass1SubscriptsAndVariables(t *testing.T) {
 		{rule: "bash(unset *)", covers: []string{"unset x"}, refuses: []string{"unset 'x[$(id)]'", "unset PATH"}},
 		{rule: "bash(echo *)", covers: []string{"echo '[x]'"}, refuses: []string{"echo 'x[$(id)]'"}},
 	})
+}
+
+// TestClass2ReadsOutside: input redirects and words that expand (braces,
+// globs, variables) name paths too; a rule's final `*` never covers one
+// outside the workspace or one known only at run time.
+func TestClass2ReadsOutside(t *testing.T) {
+	checkRuleCases(t, []ruleCase{
+		{rule: "bash(cat *)",
+			covers: []string{"cat < README", "cat {README,main.go}", "cat src/*.go", "cat < /dev/null", "cat <<< x", "cat <<EOF\nx\nEOF",
+				"for f in *.go; do cat \"$f\"; done", "cat src/{a,b}.go"},
+			refuses: []string{
+				"cat < ../x", "cat < ~/.ssh/id_ed25519", "cat 0< ../x", "cat 3< ../x", "cat < $F", "cat < \"$HOME/.ssh/id_rsa\"", "cat < /etc/passwd",
+				"cat {README,~/.ssh/id_ed25519}", "cat {a,../b}", "cat {a,/etc/passwd}", "cat src/{a,../../x}", "cat /proc/*/environ", "cat .[.]/x",
+				"d=..; cat $d/x", "for f in ../*; do cat \"$f\"; done", "cat ~/.ssh/id_rsa", "cat $HOME/x", "cat {,~}/x", "cat x{,/../../y}",
+				"cat < $(echo ../x)", "if true; then d=src; fi; cat $d/x", "d=src; f() { cat $d/x; }; f", "read d; cat $d", "cat {1..3}/../../../x",
+			}},
+		{rule: "bash(base64 *)",
+			covers:  []string{"base64 main.go"},
+			refuses: []string{"base64 -w0 < /proc/$PPID/environ", "base64 < /proc/self/environ", "base64 -w0 < /proc/1234/environ"}},
+		{rule: "bash(grep *)",
+			covers:  []string{"grep -rn foo .", "grep foo < main.go"},
+			refuses: []string{"grep foo < ../x", "grep -r foo {.,..}"}},
+	})
+}
+
+// TestClass2LinkGlob: a glob matching a symbolic link that leads out of
+// the workspace is a path outside it.
+func TestClass2LinkGlob(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	if err := os.Symlink(out, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "secret"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, Default, []string{"bash(cat *)"}, nil, WithWorkspace(root))
+	for _, cmd := range []string{"cat link/*", "cat l?nk/secret", "cat *", "cat < l*/secret"} {
+		if got := p.Decide(bashCall(cmd)); got.Action == cont {
+			t.Errorf("bash(cat *) covers %q: %q", cmd, got.Reason)
+		}
+	}
+}
+
+// TestClass5ProtectedWords: a word the parser cannot make static (braces,
+// globs, variables) that may name a protected path is treated as naming
+// it: the call asks in every mode, yolo and --yes included.
+func TestClass5ProtectedWords(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git/hooks", "src", "build"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asks := []string{
+		"tee .git/confi{g,g}", "tee .gi?/config", "echo x > .[g]it/hooks/pre-commit", "rm -rf {.git,x}", "cp x .[g]it/config",
+		"d=.git; echo x >> $d/config", "for d in .gi?; do echo x > \"$d/config\"; done", "echo x > $(echo .git)/config", "tee \"$X\"",
+		"echo x > ~/.bash{rc,_profile}", "mv x .tackl?/config.json", "touch .mcp.js{on,}", "rm -rf .*", "shopt -s dotglob; rm -rf *",
+		"cp x src/../.gi[t]/config", "echo x > .GI?/config", "tee .[[:alpha:]]it/config", "ln -sf x .gi*/hooks/post-checkout",
+		"sed -i s/a/b/ .git/conf*", "rm -rf sub/.g?t", "touch .gi{s..u}/config", "echo x > .[!a]it/config",
+	}
+	passes := []string{"rm -rf build/*", "rm -rf {a,b}", "tee out.{txt,log}", "for f in *.go; do sed -i s/a/b/ \"$f\"; done", "d=build; rm -rf $d", "rm -rf *", "echo x > out/*.txt"}
+	for _, mode := range []Mode{Yolo, Default, AcceptEdits} {
+		p := mustPolicy(t, mode, nil, nil, WithWorkspace(root), WithProtection(Protection{Home: home}))
+		for _, cmd := range asks {
+			if why := p.Protected(bashCall(cmd)); why == "" {
+				t.Errorf("%s: %q is not protected", mode, cmd)
+			}
+			if got := p.Decide(bashCall(cmd)); got.Action != pause {
+				t.Errorf("%s: %q: %s %q, want Pause", mode, cmd, actionNames[got.Action], got.Reason)
+			}
+		}
+		for _, cmd := range passes {
+			if why := p.Protected(bashCall(cmd)); why != "" {
+				t.Errorf("%s: %q is protected: %s", mode, cmd, why)
+			}
+		}
+	}
+	p := mustPolicy(t, Yolo, nil, nil, WithWorkspace(root), WithProtection(Protection{Home: home}))
+	for _, cmd := range passes {
+		if got := p.Decide(bashCall(cmd)); got.Action != cont {
+			t.Errorf("yolo: %q: %s %q, want Continue", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
 }

@@ -120,6 +120,19 @@ type pathEnv struct {
 	// when it names a relative path ("." is the root); nil means the root.
 	dirs   []string
 	shared *protRoots
+	// vars gives the values a bash program gives its variables, and
+	// dotglob says that its globs may match names starting with a dot
+	// (expand.go); both are set for one program (withProgram).
+	vars    varLookup
+	dotglob bool
+}
+
+// withProgram returns the environment for the words of prog.
+func (e *pathEnv) withProgram(prog *program) *pathEnv {
+	c := *e
+	c.vars = prog.vars.lookup(e.prot.Home)
+	c.dotglob = prog.globOpts
+	return &c
 }
 
 // protRoots are the absolute protected paths, resolved once.
@@ -212,26 +225,78 @@ func (e *pathEnv) rel(abs string) (string, bool) {
 	return filepath.ToSlash(r), true
 }
 
-// locate returns the absolute, resolved paths a word may name: one per
-// directory the program may be in, for a relative path. It returns
-// nothing for a word known only at run time, except a leading ~ or $HOME,
-// which are expanded.
-func (e *pathEnv) locate(w word) []string {
-	s := w.text
-	if !w.static {
-		t := w.tmpl
-		rest, ok := "", false
-		for _, pre := range []string{"~/", "$HOME/", "${HOME}/"} {
-			if strings.HasPrefix(t, pre) && !w.subst {
-				rest, ok = t[len(pre):], true
-				break
+// locate returns the absolute, resolved paths a word names now (see
+// targets).
+func (e *pathEnv) locate(w word) []string { return e.targets(w).paths }
+
+// wordTargets is what a word may name as a path.
+type wordTargets struct {
+	// paths are absolute and resolved: the word's value, every value it
+	// may expand to, the files its globs match now, and a glob's own
+	// text (what bash passes on when nothing matches).
+	paths []string
+	// patterns are the word's globs as absolute patterns: a file made
+	// later (by an earlier command of the program) may match them.
+	patterns []string
+	// unknown: part of the word is known only at run time; it may name
+	// any path.
+	unknown bool
+}
+
+// targets works out what a word may name: one path per directory the
+// program may be in, for each value it may expand to (expand.go).
+func (e *pathEnv) targets(w word) (t wordTargets) {
+	exps, unknown := expandWord(w, e.vars, e.prot.Home)
+	if unknown {
+		return wordTargets{unknown: true}
+	}
+	add := func(p string) {
+		if !slices.Contains(t.paths, p) {
+			t.paths = append(t.paths, p)
+		}
+	}
+	for _, x := range exps {
+		if x.lit == "" {
+			continue
+		}
+		for _, p := range e.locateStatic(x.lit) {
+			add(p)
+		}
+		if !x.glob {
+			continue
+		}
+		pattern := filepath.FromSlash(x.pattern)
+		var abs []string
+		switch {
+		case filepath.IsAbs(pattern):
+			abs = []string{pattern}
+		case e.root == "":
+			t.patterns = append(t.patterns, x.pattern) // judged by name only
+			continue
+		default:
+			for _, b := range e.bases() {
+				abs = append(abs, filepath.Join(escapeGlob(b, "*?[\\"), pattern))
 			}
 		}
-		if !ok || e.prot.Home == "" || strings.ContainsAny(rest, "$`*?[{~") {
-			return nil
+		for _, pat := range abs {
+			matches, ok := globFS(pat, e.dotglob)
+			if !ok {
+				return wordTargets{unknown: true}
+			}
+			for _, m := range matches {
+				add(realPath(m))
+			}
+			if !slices.Contains(t.patterns, pat) {
+				t.patterns = append(t.patterns, pat)
+			}
 		}
-		s = filepath.Join(e.prot.Home, rest)
 	}
+	return t
+}
+
+// locateStatic returns the absolute, resolved paths a path names: one per
+// directory the program may be in, for a relative path.
+func (e *pathEnv) locateStatic(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -246,6 +311,109 @@ func (e *pathEnv) locate(w word) []string {
 		}
 	}
 	return out
+}
+
+// wordOutside says how a word known only at run time may name a path
+// outside the workspace, or unknown when it may be anything.
+func (e *pathEnv) wordOutside(w word) (why string, unknown bool) {
+	exps, unknown := expandWord(w, e.vars, e.prot.Home)
+	if unknown {
+		return "", true
+	}
+	for _, x := range exps {
+		for _, cand := range pathCandidates(x.lit) {
+			if why := e.outside(cand); why != "" {
+				return why, false
+			}
+		}
+		if !x.glob {
+			continue
+		}
+		for _, c := range strings.Split(x.pattern, "/") {
+			if hasMetaComp(c) && globMayMatch(c, "..") {
+				return "a glob that may match ..", false
+			}
+		}
+	}
+	t := e.targets(w)
+	if t.unknown {
+		return "", true
+	}
+	for _, p := range t.paths {
+		if _, ok := e.rel(p); e.root != "" && !ok && !harmlessSinks[p] {
+			return "a glob matching a path outside the workspace", false
+		}
+	}
+	return "", false
+}
+
+// protectedTarget says why what a word names may be a protected path, or
+// "". A word known only at run time counts as protected when anyUnknown.
+func (e *pathEnv) protectedTarget(w word, anyUnknown bool) string {
+	if e.prot.Off {
+		return ""
+	}
+	t := e.targets(w)
+	if t.unknown {
+		if anyUnknown {
+			return "it is known only at run time and may name a protected path"
+		}
+		return ""
+	}
+	for _, abs := range t.paths {
+		if why := e.protected(abs); why != "" {
+			return why
+		}
+	}
+	for _, pat := range t.patterns {
+		if why := e.patternProtected(pat); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// protectedNames are the names protectedName knows that a glob written
+// before the file exists may match (secret files are judged by the files
+// that exist).
+func protectedNames() []string {
+	return append([]string{".git", ".tackle", ".claude", ".mcp.json"}, shellStartup...)
+}
+
+// patternProtected says why a glob (absolute, or relative when there is
+// no workspace root) may match a protected path made later, or "".
+func (e *pathEnv) patternProtected(pattern string) string {
+	comps := strings.Split(filepath.ToSlash(pattern), "/")
+	for _, r := range e.roots() {
+		rc := strings.Split(filepath.ToSlash(r.path), "/")
+		if len(comps) < len(rc) || !r.dir && len(comps) != len(rc) {
+			continue
+		}
+		match := true
+		for i := range rc {
+			match = match && globMayMatch(comps[i], rc[i])
+		}
+		if match {
+			return r.why
+		}
+	}
+	if e.root != "" {
+		rootComps := len(strings.Split(filepath.ToSlash(e.root), "/"))
+		if len(comps) >= rootComps {
+			comps = comps[rootComps:] // the workspace's own path does not count
+		}
+	}
+	for _, c := range comps {
+		if !hasMetaComp(c) {
+			continue
+		}
+		for _, name := range protectedNames() {
+			if globMatch(strings.ToLower(c), name, e.dotglob) {
+				return protectedName(name)
+			}
+		}
+	}
+	return ""
 }
 
 // dirRel returns the directory p (relative to the root, slash-separated,

@@ -490,11 +490,20 @@ func (e *pathEnv) checkWords(a *assessment, p *parsed) {
 			continue
 		}
 		if !w.static {
-			if text || safeGlob(w) {
+			if text {
 				continue
 			}
-			a.dynamic = true
-			a.flag(p, i, "known only at run time")
+			why, unknown := e.wordOutside(w)
+			switch {
+			case unknown:
+				a.dynamic = true
+				a.flag(p, i, "known only at run time")
+			case why != "":
+				if a.outside == "" {
+					a.outside = w.src
+				}
+				a.flag(p, i, why)
+			}
 			continue
 		}
 		if text {
@@ -536,19 +545,4 @@ func pathCandidates(s string) []string {
 		out = append(out, s[i+1:])
 	}
 	return out
-}
-
-// safeGlob reports a word known only at run time that can only expand to
-// relative paths below the current directory: a glob or brace expansion
-// of literal text with no "..", no leading / or ~ and no variable.
-func safeGlob(w word) bool {
-	if w.subst || w.tmpl == "" || strings.ContainsAny(w.tmpl, "$`") || strings.HasPrefix(w.tmpl, "~") || strings.HasPrefix(w.tmpl, "/") {
-		return false
-	}
-	for _, part := range strings.FieldsFunc(w.tmpl, func(r rune) bool { return r == '/' || r == ',' || r == '{' || r == '}' }) {
-		if strings.HasPrefix(part, "..") {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package approval
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -41,6 +42,9 @@ type word struct {
 	// known only at run time left as written ("rm -rf $DIR" for
 	// "rm -rf $DIR"), prefix the value's known start ("rm -rf ").
 	tmpl, prefix string
+	// toks is the word as bash expands it (expand.go); nil when the
+	// word was not read from the program.
+	toks []tok
 }
 
 func lit(s string) word { return word{text: s, src: s, static: true} }
@@ -92,6 +96,10 @@ type program struct {
 	opaque  []string   // why no allow rule can cover the program
 	unsure  []string   // why deny rules cannot be checked soundly
 	redirs  []redirTarget
+	vars    varTable // the values it gives its variables (vartable.go)
+	// globOpts: it may change how bash globs (shopt, GLOBIGNORE), so a
+	// glob may match names starting with a dot.
+	globOpts bool
 }
 
 // redirTarget is a file a redirect writes or reads.
@@ -185,6 +193,10 @@ type ctx struct {
 	stdin     stdinKind
 	doc       word // the here-document, when stdin is stdinDoc
 	inputHere bool // this statement redirects its own input
+	// cond: this place may not run, or runs in a subshell (a branch, a
+	// loop, a pipe, a function body): an assignment here does not always
+	// hold after it.
+	cond bool
 }
 
 // text returns the source of a node.
@@ -204,6 +216,9 @@ func (a *analyzer) stmts(list []*syntax.Stmt, c ctx) {
 
 func (a *analyzer) stmt(s *syntax.Stmt, c ctx) {
 	c.inputHere = false
+	if s.Background || s.Coprocess {
+		c.cond = true // it runs in a subshell
+	}
 	for _, r := range s.Redirs {
 		a.redirect(r, &c)
 	}
@@ -340,7 +355,11 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 	case *syntax.CallExpr:
 		words := make([]word, 0, len(x.Assigns)+len(x.Args))
 		for _, as := range x.Assigns {
-			words = append(words, a.assign(as, c))
+			w, val := a.assign(as, c)
+			words = append(words, w)
+			if len(x.Args) == 0 {
+				a.noteAssign(as, val, c) // a variable of the shell, not the command's
+			}
 		}
 		for _, w := range x.Args {
 			words = append(words, a.word(w, c, false))
@@ -350,8 +369,10 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		switch x.Op {
 		case syntax.AndStmt, syntax.OrStmt:
 			a.stmt(x.X, c)
+			c.cond = true
 			a.stmt(x.Y, c)
 		case syntax.Pipe, syntax.PipeAll:
+			c.cond = true // each side runs in a subshell
 			a.stmt(x.X, c)
 			c.stdin = stdinPipe
 			a.stmt(x.Y, c)
@@ -362,21 +383,30 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		a.stmts(x.Stmts, c)
 	case *syntax.Subshell:
 		a.opaque("a subshell ( … )")
-		c.nested = true
+		c.nested, c.cond = true, true
 		a.stmts(x.Stmts, c)
 	case *syntax.IfClause:
+		c.cond = true
 		for cl := x; cl != nil; cl = cl.Else {
 			a.stmts(cl.Cond, c)
 			a.stmts(cl.Then, c)
 		}
 	case *syntax.WhileClause:
+		c.cond = true
 		a.stmts(x.Cond, c)
 		a.stmts(x.Do, c)
 	case *syntax.ForClause:
+		c.cond = true
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
+			lv := loopVar{name: l.Name.Value, start: int(x.DoPos.Offset()), end: int(x.DonePos.Offset())}
 			for _, w := range l.Items {
-				a.word(w, c, false)
+				lv.items = append(lv.items, a.word(w, c, false).toks)
+			}
+			if c.depth > 0 || x.Select || !l.InPos.IsValid() {
+				a.prog.vars.markUnknown(lv.name) // select, or for x; do (the arguments)
+			} else {
+				a.prog.vars.loops = append(a.prog.vars.loops, lv)
 			}
 		case *syntax.CStyleLoop:
 			a.arith(l.Init, c)
@@ -387,6 +417,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		}
 		a.stmts(x.Do, c)
 	case *syntax.CaseClause:
+		c.cond = true
 		a.word(x.Word, c, false)
 		for _, item := range x.Items {
 			for _, p := range item.Patterns {
@@ -398,6 +429,10 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		// The body runs whenever the function is called: check it as if
 		// it ran here.
 		if x.Body != nil {
+			if c.depth == 0 {
+				a.prog.vars.funcs = append(a.prog.vars.funcs, [2]int{int(x.Body.Pos().Offset()), int(x.Body.End().Offset())})
+			}
+			c.cond = true
 			a.stmt(x.Body, c)
 		}
 	case *syntax.ArithmCmd:
@@ -424,7 +459,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 		}
 	case *syntax.CoprocClause:
 		a.both("a coprocess")
-		c.nested = true
+		c.nested, c.cond = true, true
 		a.stmt(x.Stmt, c)
 	default:
 		a.both(fmt.Sprintf("a construct this check does not know (%T)", cmd))
@@ -482,6 +517,9 @@ func (a *analyzer) arith(x syntax.ArithmExpr, c ctx) {
 		if w, ok := n.(*syntax.Word); ok {
 			if !isNumber(w.Lit()) {
 				safe = false
+				if name := w.Lit(); name != "" {
+					a.prog.vars.markUnknown(name) // ((x=…)), ((x++))
+				}
 				a.scan(w, c)
 			}
 			return false
@@ -498,6 +536,7 @@ func (a *analyzer) arith(x syntax.ArithmExpr, c ctx) {
 func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 	words := []word{lit(d.Variant.Value)}
 	guards := map[int]string{}
+	plainDecl := !slices.ContainsFunc(d.Args, func(as *syntax.Assign) bool { return as.Naked && as.Name == nil })
 	for _, as := range d.Args {
 		if as.Name != nil {
 			if why := assignRisk(as.Name.Value, as.Index != nil); why != "" {
@@ -506,6 +545,7 @@ func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 		}
 		switch {
 		case as.Naked && as.Name != nil:
+			a.prog.vars.markUnknown(as.Name.Value)
 			words = append(words, lit(as.Name.Value))
 		case as.Naked:
 			w := a.word(as.Value, c, false)
@@ -516,7 +556,13 @@ func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 			}
 			words = append(words, w)
 		default:
-			words = append(words, a.assign(as, c))
+			w, val := a.assign(as, c)
+			if plainDecl {
+				a.noteAssign(as, val, c)
+			} else if as.Name != nil {
+				a.prog.vars.markUnknown(as.Name.Value) // declare -n, -i, -a …
+			}
+			words = append(words, w)
 		}
 	}
 	cmd := a.simple(words, 0, c)
@@ -537,8 +583,8 @@ func dangerousVar(name string) bool {
 	return dangerousVars[name] || strings.HasPrefix(name, "BASH_FUNC_")
 }
 
-// assign returns an assignment as one word, NAME=value.
-func (a *analyzer) assign(as *syntax.Assign, c ctx) word {
+// assign returns an assignment as one word, NAME=value, and its value.
+func (a *analyzer) assign(as *syntax.Assign, c ctx) (word, word) {
 	name := ""
 	if as.Name != nil {
 		name = as.Name.Value
@@ -582,7 +628,28 @@ func (a *analyzer) assign(as *syntax.Assign, c ctx) word {
 	if !w.static {
 		w.text = ""
 	}
-	return w
+	return w, val
+}
+
+// noteAssign records an assignment to a variable of the shell for the
+// variable analysis (vartable.go).
+func (a *analyzer) noteAssign(as *syntax.Assign, val word, c ctx) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	if name == "GLOBIGNORE" {
+		a.prog.globOpts = true
+	}
+	tildeAfterColon := false
+	for i := 1; i < len(val.toks); i++ {
+		tildeAfterColon = tildeAfterColon || val.toks[i].is('~') && val.toks[i-1].is(':')
+	}
+	if c.depth > 0 || as.Append || as.Index != nil || as.Array != nil || val.toks == nil || tildeAfterColon {
+		a.prog.vars.markUnknown(name)
+		return
+	}
+	a.prog.vars.assign(name, val.toks, int(as.Pos().Offset()), !c.cond)
 }
 
 // scan finds the substitutions and expansions inside a node: the commands
@@ -633,6 +700,9 @@ func (a *analyzer) param(p *syntax.ParamExp, c ctx) {
 		a.arith(p.Slice.Offset, c)
 		a.arith(p.Slice.Length, c)
 	}
+	if p.Exp != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) && p.Param != nil {
+		a.prog.vars.markUnknown(p.Param.Value) // ${x:=value}
+	}
 	if p.Exp != nil {
 		if p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && strings.Contains(p.Exp.Word.Lit(), "P") {
 			a.both("a prompt expansion ${…@P}, which can run commands")
@@ -670,8 +740,19 @@ func (a *analyzer) word(w *syntax.Word, c ctx, assignValue bool) word {
 		}
 		tmpl.WriteString(src)
 	}
-	for _, part := range w.Parts {
-		switch x := part.(type) {
+	// part is a part known only at run time, for toks: a simple
+	// parameter by name (only in the program itself, whose offsets the
+	// variable analysis knows), anything else as written.
+	part := func(n syntax.Node, inDQ bool) tok {
+		if p, ok := n.(*syntax.ParamExp); ok && c.depth == 0 {
+			if name, ok := simpleParam(p); ok {
+				return tok{param: name, inDQ: inDQ, pos: int(p.Pos().Offset())}
+			}
+		}
+		return tok{dyn: c.text(n), inDQ: inDQ}
+	}
+	for _, p := range w.Parts {
+		switch x := p.(type) {
 		case *syntax.Lit:
 			for i := 0; i < len(x.Value); i++ {
 				ch := x.Value[i]
@@ -680,25 +761,32 @@ func (a *analyzer) word(w *syntax.Word, c ctx, assignValue bool) word {
 					val.WriteByte(x.Value[i])
 					tmpl.WriteByte(x.Value[i])
 					mask.WriteByte('_')
+					out.toks = append(out.toks, tok{ch: x.Value[i], quoted: true})
 					continue
 				}
 				val.WriteByte(ch)
 				tmpl.WriteByte(ch)
 				mask.WriteByte(ch)
+				out.toks = append(out.toks, tok{ch: ch})
 			}
 		case *syntax.SglQuoted:
 			if x.Dollar {
 				out.static = false // $'…' escapes: not worth decoding here
 				dynamic(c.text(x))
+				out.toks = append(out.toks, tok{dyn: c.text(x)})
 				continue
 			}
 			val.WriteString(x.Value)
 			tmpl.WriteString(x.Value)
 			mask.WriteString(strings.Repeat("_", len(x.Value)))
+			out.toks = append(out.toks, charToks(x.Value, true)...)
 		case *syntax.DblQuoted:
+			toks := &out.toks
 			if x.Dollar {
 				out.static = false // $"…" is translated at run time
 				dynamic("")
+				out.toks = append(out.toks, tok{dyn: c.text(x), inDQ: true})
+				toks = new([]tok) // its parts are not what it expands to
 			}
 			for _, q := range x.Parts {
 				switch q := q.(type) {
@@ -707,21 +795,25 @@ func (a *analyzer) word(w *syntax.Word, c ctx, assignValue bool) word {
 					val.WriteString(s)
 					tmpl.WriteString(s)
 					mask.WriteString(strings.Repeat("_", len(s)))
+					*toks = append(*toks, charToks(s, true)...)
 				case *syntax.ParamExp:
 					out.static = false
 					dynamic(c.text(q))
 					if (q.Param != nil && q.Param.Value == "@") || q.Names == syntax.NamesPrefixWords || isAtIndex(q.Index) {
 						out.split = true // "$@" is as many words as there are
 					}
+					*toks = append(*toks, part(q, true))
 				default:
 					out.static = false
 					dynamic(c.text(q))
+					*toks = append(*toks, part(q, true))
 				}
 			}
 		default: // $x, $(…), $((…)), <(…), @(…)
 			out.static = false
 			out.split = true
 			dynamic(c.text(x))
+			out.toks = append(out.toks, part(x, false))
 		}
 	}
 	m := mask.String()
@@ -749,6 +841,22 @@ func (a *analyzer) word(w *syntax.Word, c ctx, assignValue bool) word {
 	}
 	out.subst = hasSubst(w)
 	return out
+}
+
+// simpleParam returns the name of $NAME or ${NAME}: a variable with no
+// operator, index or length.
+func simpleParam(p *syntax.ParamExp) (string, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return "", false
+	}
+	name := p.Param.Value
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch == '_' || isLetter(ch) || i > 0 && isDigit(ch)) {
+			return "", false
+		}
+	}
+	return name, name != ""
 }
 
 func isAtIndex(x syntax.ArithmExpr) bool {
@@ -820,6 +928,10 @@ func (a *analyzer) record(cmd *command, c ctx) {
 		a.prog.guesses = append(a.prog.guesses, cmd)
 	} else {
 		a.prog.cmds = append(a.prog.cmds, cmd)
+	}
+	a.prog.vars.noteCommand(cmd)
+	if args := cmd.args(); len(args) > 0 && (!args[0].static || path.Base(args[0].text) == "shopt") {
+		a.prog.globOpts = true
 	}
 }
 
