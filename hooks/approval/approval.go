@@ -1047,8 +1047,12 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 		return ""
 	}
 	args := c.args()
+	isGit := len(args) > 0 && args[0].static && path.Base(args[0].text) == "git"
 	for i := 1; i < len(args); i++ {
 		w := args[i]
+		if isGit && w.static && w.text == "HEAD" {
+			continue // a revision, not the file
+		}
 		cands := []word{w}
 		if w.static {
 			cands = cands[:0]
@@ -1161,9 +1165,13 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	var by, uncovered, blocked []string
 	for _, c := range prog.cmds {
 		found := false
-		guard := s.assessed(c).guard
+		a := s.assessed(c)
+		guard := a.guard
 		for _, r := range rules {
 			ok, stop := matchAllow(strings.Fields(r.Pattern), c.words, guard)
+			if ok && a.stop != "" && hasMeta(r.Pattern, "*?[") {
+				ok, stop = false, a.stop
+			}
 			if ok {
 				by = appendNew(by, r.String())
 				found = true

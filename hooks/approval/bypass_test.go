@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // The tests in this file are the classes of bypass a red-team pass found
@@ -149,6 +151,120 @@ func TestClass5ProtectedWords(t *testing.T) {
 	for _, cmd := range passes {
 		if got := p.Decide(bashCall(cmd)); got.Action != cont {
 			t.Errorf("yolo: %q: %s %q, want Continue", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+}
+
+// bareRepo makes dir look like a repository to git without being named
+// .git: HEAD, config, objects/ and refs/.
+func bareRepo(t *testing.T, dir string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"HEAD": "ref: refs/heads/main\n", "config": "[core]\n\tbare = true\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestClass3GitDirsNotNamedGit: a directory git takes for a repository
+// whatever its name (HEAD, objects/, refs/) is protected like .git, a HEAD
+// file is protected (writing it makes one), and git run inside one runs
+// its config, which no wide rule covers.
+func TestClass3GitDirsNotNamedGit(t *testing.T) {
+	root := t.TempDir()
+	bareRepo(t, filepath.Join(root, "bare"))
+	if err := os.MkdirAll(filepath.Join(root, "plain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rules := []string{"bash(git status *)", "bash(git log *)", "bash(cd *)", "bash(echo *)"}
+	for _, mode := range []Mode{AcceptEdits, Yolo} {
+		p := mustPolicy(t, mode, rules, nil, WithWorkspace(root), WithProtection(Protection{Home: t.TempDir()}))
+		for _, call := range []chatCall{
+			{fileCall("write_file", "bare/config"), "bare/config"},
+			{fileCall("edit_file", "bare/hooks/pre-commit"), "bare hook"},
+			{fileCall("write_file", "plain/HEAD"), "a HEAD file"},
+			{fileCall("write_file", "HEAD"), "HEAD at the root"},
+			{bashCall("echo '[core] fsmonitor = touch pwned' >> bare/config"), "append to bare/config"},
+			{bashCall("printf 'ref: refs/heads/main' > plain/HEAD"), "bash HEAD"},
+			{bashCall("cp x bare/config"), "cp into bare"},
+		} {
+			if got := p.Decide(call.call); got.Action != pause {
+				t.Errorf("%s, %s: %s %q, want Pause", mode, call.name, actionNames[got.Action], got.Reason)
+			}
+		}
+		for _, call := range []chatCall{
+			{fileCall("write_file", "plain/config"), "config of a plain directory"},
+			{bashCall("git log HEAD"), "HEAD as a revision"},
+		} {
+			if got := p.Decide(call.call); got.Action != cont {
+				t.Errorf("%s, %s: %s %q, want Continue", mode, call.name, actionNames[got.Action], got.Reason)
+			}
+		}
+	}
+	p := mustPolicy(t, Default, rules, nil, WithWorkspace(root))
+	for _, cmd := range []string{"cd bare && git status", "cd bare/refs && git log", "cd plain; cd ../bare; git status"} {
+		if got := p.Decide(bashCall(cmd)); got.Action == cont {
+			t.Errorf("%q runs bare/config unasked: %q", cmd, got.Reason)
+		}
+	}
+	for _, cmd := range []string{"git status", "cd plain && git status"} {
+		if got := p.Decide(bashCall(cmd)); got.Action != cont {
+			t.Errorf("%q: %s %q, want Continue", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+	// An exact rule is the user's word for exactly that command.
+	p = mustPolicy(t, Default, []string{"bash(cd bare)", "bash(git status)"}, nil, WithWorkspace(root))
+	if got := p.Decide(bashCall("cd bare && git status")); got.Action != cont {
+		t.Errorf("exact rules: %s %q, want Continue", actionNames[got.Action], got.Reason)
+	}
+
+	// A workspace below a repository's root, whose root was made a
+	// repository: git anywhere in it runs the planted config.
+	planted := t.TempDir()
+	bareRepo(t, planted)
+	p = mustPolicy(t, Default, rules, nil, WithWorkspace(planted))
+	if got := p.Decide(bashCall("git status")); got.Action == cont {
+		t.Errorf("git status in a planted repository runs unasked: %q", got.Reason)
+	}
+}
+
+type chatCall struct {
+	call chat.ToolCall
+	name string
+}
+
+// TestClass4GitConfig: git config's scopes and git's global options are
+// what they are: a final `*` covers reading configuration, never a change
+// (of any scope) or another repository.
+func TestClass4GitConfig(t *testing.T) {
+	checkRuleCases(t, []ruleCase{
+		{rule: "bash(git config *)",
+			covers: []string{"git config user.name", "git config --get core.editor", "git config --list", "git config get user.name", "git config -l --show-origin"},
+			refuses: []string{
+				"git config --system core.pager id", "git config -f x core.pager id", "git config --file=x a.b c", "git config --global core.fsmonitor x",
+				"git config set core.pager id", "git config edit", "git config core.editor vim", "git config unset core.x", "git config $K v",
+				"git config --blob HEAD:x a.b c", "git config --add include.path ../x", "git config --worktree core.hooksPath h", "git config -e",
+			}},
+		{rule: "bash(git config -f out.cfg user.email *)", covers: []string{"git config -f out.cfg user.email me@example.com"},
+			refuses: []string{"git config -f out.cfg user.email me@example.com --global", "git config -f out.cfg user.email x --system", "git config -f out.cfg user.email x -f ../y"}},
+		{rule: "bash(git *)",
+			covers:  []string{"git status", "git log -1"},
+			refuses: []string{"git -C sub status", "git --git-dir=x log", "git --work-tree=y status", "git --exec-path=/tmp log", "git -c core.fsmonitor=id status", "git help -w log", "git cat-file --filters HEAD:x"}},
+		{rule: "bash(git log *)", refuses: []string{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=id git log", "GIT_DIR=x git log", "export GIT_CONFIG_COUNT=1; git log"}},
+		{rule: "bash(env *)", covers: []string{"env", "env x=1"}, refuses: []string{"env GIT_CONFIG_COUNT=1", "env -C .. ls", "env -S 'ls x'", "env LD_PRELOAD=./x.so"}},
+	})
+	// A change of the system's or the user's configuration is a protected
+	// write: it asks in every mode.
+	home := t.TempDir()
+	p := mustPolicy(t, Yolo, nil, nil, WithWorkspace(t.TempDir()), WithProtection(Protection{Home: home}))
+	for _, cmd := range []string{"git config --system core.pager id", "git config --global core.fsmonitor x", "git config core.fsmonitor x", "git config -f ~/.gitconfig a.b c"} {
+		if got := p.Decide(bashCall(cmd)); got.Action != pause {
+			t.Errorf("yolo: %q: %s %q, want Pause", cmd, actionNames[got.Action], got.Reason)
 		}
 	}
 }

@@ -200,6 +200,15 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"bun": {effect: runsCode, subs: map[string]*toolSpec{}, subDefault: runsCode,
 			risky: []risky{{short: "e", long: []string{"eval", "print"}, effect: runsCode, what: "runs code given on the command line"}}},
 
+		// env runs a command (wrappers.go checks it on its own); a final `*`
+		// never covers a variable it sets that changes how the command
+		// runs (PATH, LD_PRELOAD, GIT_CONFIG_* …) or where it runs.
+		"env": {effect: readsOnly, args: "uCSPa", longArgs: []string{"unset", "chdir", "split-string", "argv0"}, check: envCheck, risky: []risky{
+			{short: "C", long: []string{"chdir"}, effect: runsCode, what: "runs the command in another directory"},
+			{short: "S", long: []string{"split-string"}, effect: runsCode, what: "runs a command from a string"},
+			{short: "P", effect: runsCode, what: "looks the command up on another PATH"},
+		}},
+
 		// Tools with subcommands.
 		"git":   gitSpec(),
 		"go":    goSpec(),
@@ -239,19 +248,21 @@ func gitSpec() *toolSpec {
 		globalLongArgs: []string{"git-dir", "work-tree", "namespace", "config-env", "super-prefix", "list-cmds"},
 		risky: []risky{
 			{short: "c", long: []string{"config-env"}, effect: runsCode, what: "sets git configuration, which can run commands"},
-			{short: "C", long: []string{"git-dir", "work-tree"}, effect: writes, what: whatOtherRepo},
+			{short: "C", long: []string{"git-dir"}, effect: runsCode, what: "works on another repository, whose configuration can make git run commands"},
+			{long: []string{"work-tree"}, effect: writes, what: whatOtherRepo},
 			{long: []string{"exec-path"}, effect: runsCode, what: "runs git programs from another directory"},
 		},
 		subs: map[string]*toolSpec{
 			"status": gitRO(), "log": gitRO(), "show": gitRO(), "diff": gitRO(), "whatchanged": gitRO(),
 			"range-diff": gitRO(), "diff-tree": gitRO(), "diff-files": gitRO(), "diff-index": gitRO(),
 			"blame": gitRO(), "shortlog": gitRO(), "describe": gitRO(), "rev-parse": gitRO(), "rev-list": gitRO(),
-			"ls-files": gitRO(), "ls-tree": gitRO(), "cat-file": gitRO(), "show-ref": gitRO(), "for-each-ref": gitRO(),
+			"ls-files": gitRO(), "ls-tree": gitRO(), "cat-file": gitRO(risky{long: []string{"filters"}, effect: runsCode, what: "runs the filter programs of the configuration"}), "show-ref": gitRO(), "for-each-ref": gitRO(),
 			"merge-base": gitRO(), "name-rev": gitRO(), "count-objects": gitRO(), "cherry": gitRO(),
-			"check-ignore": gitRO(), "check-attr": gitRO(), "var": gitRO(), "version": gitRO(), "help": gitRO(),
+			"check-ignore": gitRO(), "check-attr": gitRO(), "var": gitRO(), "version": gitRO(),
+			"help": gitRO(risky{short: "wmi", long: []string{"web", "man", "info"}, effect: runsCode, what: "runs a documentation viewer"}),
 			"grep":         gitRO(risky{short: "O", long: []string{"open-files-in-pager"}, effect: runsCode, what: "runs a pager program"}),
 			"format-patch": {effect: writes, args: "o", risky: append([]risky{{short: "o", long: []string{"output-directory"}, effect: writes, target: true, what: "writes patches to a directory"}}, gitDiffRisky...)},
-			"config":       {effect: readsOnly, check: gitConfigCheck, args: "f", longArgs: []string{"file", "blob", "type", "default"}},
+			"config":       {effect: readsOnly, check: gitConfigCheck, args: "f", longArgs: []string{"file", "blob", "type", "default", "value", "comment"}},
 			"add":          w, "commit": w, "checkout": w, "switch": w, "restore": w,
 			"reset": w, "merge": w, "pull": w, "push": {effect: writes, risky: []risky{{long: []string{"receive-pack", "exec"}, effect: runsCode, what: "runs a program on the remote"}}},
 			"fetch": {effect: writes, risky: []risky{{long: []string{"upload-pack"}, effect: runsCode, what: "runs a program for the remote"}}},

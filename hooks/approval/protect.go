@@ -178,6 +178,7 @@ func (e *pathEnv) roots() []protRoot {
 		}
 		pr := e.prot
 		add(pr.ConfigDir, true, "tackle's configuration: a command hook there runs on tackle's next start")
+		add("/etc/gitconfig", false, "git's system configuration, which can make git run commands")
 		add(pr.StateDir, true, "tackle's state (sessions and trust)")
 		for _, f := range pr.Files {
 			add(f, false, "a script tackle's configuration runs as a hook or check")
@@ -209,7 +210,86 @@ func (e *pathEnv) protected(abs string) string {
 			p = rel // the workspace's own path above it does not count
 		}
 	}
-	return protectedName(p)
+	if why := protectedName(p); why != "" {
+		return why
+	}
+	return e.inGitDir(abs)
+}
+
+// Git takes a directory for a repository, whatever its name, when it
+// holds a HEAD file (with objects/ and refs/, or a commondir file): its
+// config and hooks then run on git commands there, as .git's do. So a
+// HEAD file is protected (writing one is the last step of making such a
+// directory, whatever the order of the others), and so is everything in
+// a directory with one, in the workspace.
+
+const whyGitDir = "a directory git takes for a repository (it has a HEAD file): its config and hooks can make git run commands"
+
+// inGitDir says why abs is in (or is) a directory of the workspace that
+// git takes for a repository, or is a HEAD file; "" if not.
+func (e *pathEnv) inGitDir(abs string) string {
+	base := filepath.Base(abs)
+	if base == "HEAD" || foldCase && strings.EqualFold(base, "HEAD") {
+		return "a HEAD file, which makes its directory a git repository whose config and hooks can make git run commands"
+	}
+	if e.root == "" {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, ok := e.rel(d); !ok {
+			return ""
+		}
+		if hasHEAD(d) {
+			return whyGitDir
+		}
+		if d == e.root {
+			return ""
+		}
+	}
+}
+
+// hasHEAD reports a directory holding a HEAD file.
+func hasHEAD(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "HEAD"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// gitDirShaped reports a directory git would take for a repository: a
+// HEAD file and objects/ and refs/, or a HEAD and a commondir file (a
+// linked worktree's).
+func gitDirShaped(dir string) bool {
+	if !hasHEAD(dir) {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "commondir")); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// foreignGitDir says which directory a git command run in dir would take
+// for a repository that is not a .git directory, looking from dir up to
+// the workspace root, or "".
+func (e *pathEnv) foreignGitDir(dir string) string {
+	if e.root == "" {
+		return ""
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, ok := e.rel(d); !ok {
+			return ""
+		}
+		if filepath.Base(d) != ".git" && gitDirShaped(d) {
+			return d
+		}
+		if d == e.root {
+			return ""
+		}
+	}
 }
 
 // rel returns abs relative to the workspace root, slash-separated, when

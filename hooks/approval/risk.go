@@ -171,6 +171,10 @@ type assessment struct {
 	// (tackle permissions revoke), which is protected wherever the file
 	// is; "" when it does not.
 	config string
+	// stop says why no rule with a wildcard covers the command at all
+	// (git run where it takes a directory not named .git for the
+	// repository); only an exact rule does.
+	stop string
 }
 
 // mayWriteAny reports a command that may write files the table does not
@@ -227,8 +231,26 @@ func (e *pathEnv) assess(c *command) *assessment {
 		}
 	}
 	parserGuards(a, c)
+	if a.known && path.Base(name) == "git" {
+		e.checkGitDir(a)
+	}
 	e.checkWords(a, p)
 	return a
+}
+
+// checkGitDir: git run in a directory it takes for a repository that is
+// not a .git directory (HEAD, objects/ and refs/ written there) runs that
+// directory's config: its core.fsmonitor, hooks, pager … (issue 21 class
+// 3: cd dir && git status).
+func (e *pathEnv) checkGitDir(a *assessment) {
+	for _, b := range e.bases() {
+		if d := e.foreignGitDir(b); d != "" {
+			a.raise(runsCode)
+			rel, _ := e.rel(d)
+			a.stop = fmt.Sprintf("git runs in %s, which git takes for a repository (it has HEAD, objects/ and refs/) and whose config can make it run commands", rel)
+			return
+		}
+	}
 }
 
 // parserGuards adds the guards the parser found (command.guard).

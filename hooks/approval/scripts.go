@@ -470,32 +470,48 @@ func curlCheck(a *assessment, p *parsed) {
 }
 
 // gitConfigCheck: git config reads unless it sets, unsets or edits; a
-// change of git's configuration can make git run any command.
+// change of git's configuration can make git run any command. A change
+// never has its name, value or scope (--global, --system, -f FILE,
+// --blob, --worktree) covered by a rule's final `*`, and it writes the
+// file of its scope, which is protected (.git/config, ~/.gitconfig,
+// /etc/gitconfig) unless -f names another.
 func gitConfigCheck(a *assessment, p *parsed) {
 	sub := p.first - 1
+	edit := func(i int) {
+		a.raise(runsCode)
+		a.flag(p, i, "git config edit runs an editor")
+	}
 	for _, o := range p.opts {
 		switch o.name {
 		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "l", "--list", "--get-color", "--get-colorbool":
 			return
 		case "e", "--edit":
-			why := "git config --edit runs an editor"
-			a.raise(runsCode)
-			a.flag(p, o.idx, why)
+			edit(o.idx)
 			return
 		}
 	}
-	nOps := len(p.operands)
-	if nOps > 0 {
-		switch p.args[p.operands[0]].text {
-		case "get", "list":
+	ops := p.operands
+	if len(ops) > 0 && p.args[ops[0]].static {
+		switch p.args[ops[0]].text {
+		case "get", "list", "get-color", "get-colorbool":
 			return
+		case "edit":
+			edit(ops[0])
+			return
+		case "set", "unset", "rename-section", "remove-section":
+			ops = ops[1:] // git config set name value
 		}
 	}
-	setting := nOps != 1
+	setting := len(ops) != 1 || len(p.operands) != len(ops)
 	for _, o := range p.opts {
 		if strings.HasPrefix(o.name, "--unset") || strings.HasPrefix(o.name, "--add") || strings.HasPrefix(o.name, "--replace") ||
 			strings.HasPrefix(o.name, "--rename") || strings.HasPrefix(o.name, "--remove") {
 			setting = true
+		}
+	}
+	for _, i := range p.operands {
+		if !p.args[i].static {
+			setting = true // the name might be an option: --add, --edit …
 		}
 	}
 	if !setting {
@@ -504,10 +520,22 @@ func gitConfigCheck(a *assessment, p *parsed) {
 	why := "git config changes git's configuration, which can make git run commands"
 	a.raise(writes)
 	a.flag(p, sub, why)
+	for _, i := range p.operands {
+		a.flag(p, i, why) // the name (after set, unset …); a rule naming it covers the value
+		if len(ops) == 0 || i == ops[0] {
+			break
+		}
+	}
+	for _, o := range p.opts {
+		switch o.name {
+		case "--global", "--system", "--worktree", "--local", "f", "--file", "--blob", "--includes":
+			a.flag(p, o.idx, "the configuration git config changes")
+		}
+	}
 	target := pathWord{w: lit(".git/config"), idx: -1}
 	switch {
 	case hasFlag(p, "--global"):
-		target.w = word{src: "~/.gitconfig", tmpl: "~/.gitconfig"}
+		target.w = tildeWord("/.gitconfig")
 	case hasFlag(p, "--system"):
 		target.w = lit("/etc/gitconfig")
 	case hasFlag(p, "--worktree"):
@@ -520,6 +548,11 @@ func gitConfigCheck(a *assessment, p *parsed) {
 		}
 	}
 	a.writes = append(a.writes, target)
+}
+
+// tildeWord is the word ~rest, as a program would write it.
+func tildeWord(rest string) word {
+	return word{src: "~" + rest, tmpl: "~" + rest, toks: append([]tok{{ch: '~'}}, charToks(rest, true)...)}
 }
 
 func hasFlag(p *parsed, name string) bool {

@@ -167,3 +167,22 @@ func testCheck(a *assessment, p *parsed) {
 		}
 	}
 }
+
+// envCheck guards the NAME=value operands of env (before its command)
+// whose name is not the program's own (ownVarName).
+func envCheck(a *assessment, p *parsed) {
+	for _, i := range p.operands {
+		w := p.args[i]
+		if !w.static {
+			return
+		}
+		name, _, ok := strings.Cut(w.text, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t\n/") {
+			return // the command
+		}
+		if !ownVarName(name) {
+			a.raise(runsCode)
+			a.flag(p, i, fmt.Sprintf("it sets %s for the command it runs", name))
+		}
+	}
+}
