@@ -259,7 +259,7 @@ func gitSpec() *toolSpec {
 			"ls-files": gitRO(), "ls-tree": gitRO(), "cat-file": gitRO(risky{long: []string{"filters"}, effect: runsCode, what: "runs the filter programs of the configuration"}), "show-ref": gitRO(), "for-each-ref": gitRO(),
 			"merge-base": gitRO(), "name-rev": gitRO(), "count-objects": gitRO(), "cherry": gitRO(),
 			"check-ignore": gitRO(), "check-attr": gitRO(), "var": gitRO(), "version": gitRO(),
-			"help": gitRO(risky{short: "wmi", long: []string{"web", "man", "info"}, effect: runsCode, what: "runs a documentation viewer"}),
+			"help":         gitRO(risky{short: "wmi", long: []string{"web", "man", "info"}, effect: runsCode, what: "runs a documentation viewer"}),
 			"grep":         gitRO(risky{short: "O", long: []string{"open-files-in-pager"}, effect: runsCode, what: "runs a pager program"}),
 			"format-patch": {effect: writes, args: "o", risky: append([]risky{{short: "o", long: []string{"output-directory"}, effect: writes, target: true, what: "writes patches to a directory"}}, gitDiffRisky...)},
 			"config":       {effect: readsOnly, check: gitConfigCheck, args: "f", longArgs: []string{"file", "blob", "type", "default", "value", "comment"}},
