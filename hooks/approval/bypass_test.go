@@ -268,3 +268,33 @@ func TestClass4GitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestClass7GoFlags: the profiling, tracing and debug flags of the go
+// command and gofmt write the file they name, even in "read-only" go
+// list, go vet and gofmt; compiler and linker flags can write files and
+// run programs.
+func TestClass7GoFlags(t *testing.T) {
+	checkRuleCases(t, []ruleCase{
+		{rule: "bash(gofmt *)",
+			covers:  []string{"gofmt -l .", "gofmt -d main.go", "gofmt -r 'a -> b' -d main.go"},
+			refuses: []string{"gofmt -cpuprofile=.git/config x.go", "gofmt -cpuprofile out x.go", "gofmt --cpuprofile=x x.go"}},
+		{rule: "bash(go vet *)",
+			covers: []string{"go vet ./...", "go vet -json ./..."},
+			refuses: []string{"go vet -debug-trace=x ./...", "go vet -fix ./...", "go vet -gcflags=-cpuprofile=x ./...", "go vet -mod=mod ./...", "go vet -mod mod ./...",
+				"go vet -trace x ./...", "go vet -debug-runtime-trace=x ./...", "go vet -ldflags=-extld=./x ./...", "go vet -fixtool=./x ./..."}},
+		{rule: "bash(go list *)",
+			covers: []string{"go list ./...", "go list -json ./...", "go list -m all", "go list -mod=readonly ./...", "go list -f '{{.Dir}}' ./..."},
+			refuses: []string{"go list -debug-actiongraph=x ./...", "go list -debug-runtime-trace=x", "go list -pkgdir=x ./...", "go list -modfile=x ./...",
+				"go list -ldflags=-extld=./x ./...", "go list -asmflags=x ./...", "go list -cpuprofile=x ./...", "go list -memprofile x ./..."}},
+		{rule: "bash(go doc *)", covers: []string{"go doc fmt.Println"}, refuses: []string{"go doc -http fmt"}},
+	})
+	p := mustPolicy(t, Yolo, nil, nil, WithWorkspace(t.TempDir()))
+	for _, cmd := range []string{
+		"gofmt -cpuprofile=.git/config x.go", "go test -coverprofile=.git/hooks/pre-commit ./...", "go build -o .git/hooks/pre-push .",
+		"go vet -debug-trace=.git/config ./...", "go test -outputdir .git/hooks -cpuprofile pre-commit ./...", "go list -debug-actiongraph=.tackle/config.json",
+	} {
+		if got := p.Decide(bashCall(cmd)); got.Action != pause {
+			t.Errorf("yolo: %q: %s %q, want Pause", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+}

@@ -103,8 +103,9 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"uniq": {effect: readsOnly, args: "fsw", operands: opSecond},
 		"xxd":  {effect: readsOnly, args: "cglos", operands: opSecond},
 		"yq":   {effect: readsOnly, risky: []risky{{short: "i", long: []string{"inplace"}, effect: writes, what: whatInPlace}}},
-		"gofmt": {effect: readsOnly, goFlags: true, risky: []risky{
+		"gofmt": {effect: readsOnly, goFlags: true, args: "r", risky: []risky{
 			{short: "w", effect: writes, what: "rewrites files"},
+			{short: "cpuprofile", effect: writes, target: true, what: whatWritesTo},
 		}},
 
 		// Scripted text tools.
@@ -291,18 +292,36 @@ func gitSpec() *toolSpec {
 	return g
 }
 
+// goWrites are the flags of the go command (cmd/go: build, test, vet …)
+// and of gofmt that write a file they name: profiles, traces and debug
+// output. Even "read-only" go list, go vet and gofmt take them.
+var goWrites = []string{
+	"cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "coverprofile", "outputdir",
+	"debug-actiongraph", "debug-runtime-trace", "debug-trace", "pkgdir", "modfile",
+}
+
 func goSpec() *toolSpec {
 	build := []risky{
 		{short: "o", effect: writes, target: true, what: "writes the built program to a file"},
 		{short: "toolexec", effect: runsCode, what: "runs a program for every build step"},
 		{short: "exec", effect: runsCode, what: "runs the program through another program"},
 		{short: "vettool", effect: runsCode, what: "runs another vet program"},
+		{short: "fixtool", effect: runsCode, what: "runs another fix program"},
 		{short: "overlay", effect: runsCode, what: "builds files other than the ones on disk"},
-		{short: "modfile", effect: writes, what: "uses and updates another go.mod file"},
 		{short: "export", effect: runsCode, what: "builds the packages"},
 		{short: "compiled", effect: runsCode, what: "builds the packages"},
+		{short: "fix", effect: writes, what: "applies fixes to the source files"},
+		{short: "http", effect: runsCode, what: "downloads and runs a documentation server"},
 	}
-	goTool := func(e effect) *toolSpec { return &toolSpec{effect: e, goFlags: true, risky: build, args: "opCf"} }
+	for _, f := range []string{"gcflags", "ldflags", "asmflags", "gccgoflags"} {
+		build = append(build, risky{short: f, effect: runsCode, what: "passes flags to the compiler or linker, which can write files and run programs"})
+	}
+	for _, f := range goWrites {
+		build = append(build, risky{short: f, effect: writes, target: true, what: whatWritesTo})
+	}
+	goTool := func(e effect) *toolSpec {
+		return &toolSpec{effect: e, goFlags: true, risky: build, args: "opCf", check: goModCheck, longArgs: []string{"mod", "tags", "run", "bench", "reuse", "pgo"}}
+	}
 	return &toolSpec{
 		effect:     runsCode,
 		goFlags:    true,

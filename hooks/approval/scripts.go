@@ -596,3 +596,14 @@ func tacklePermissionsCheck(a *assessment, p *parsed) {
 	a.raise(writes)
 	a.flag(p, i, a.config)
 }
+
+// goModCheck: -mod=mod lets the go command update go.mod and go.sum.
+func goModCheck(a *assessment, p *parsed) {
+	for _, o := range p.opts {
+		if o.name == "-mod" && o.value == "mod" {
+			a.raise(writes)
+			a.flag(p, o.idx, "lets go update go.mod and go.sum")
+			a.writes = append(a.writes, pathWord{w: lit("go.mod"), idx: -1})
+		}
+	}
+}
