@@ -765,6 +765,11 @@ func (s *subject) pathDenied(rules []Rule) denial {
 					return d
 				}
 			}
+			for _, t := range a.reads {
+				if d := check(t.w, false, what); d.rule != nil {
+					return d
+				}
+			}
 			args := c.args()
 			for i := 1; i < len(args); i++ {
 				cands := []word{args[i]}

@@ -298,3 +298,33 @@ func TestClass7GoFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestClass9SedAwkFiles: the files sed's r, R, w and W commands and awk's
+// redirects, getline and ARGV/ARGC name are reads and writes of them.
+func TestClass9SedAwkFiles(t *testing.T) {
+	checkRuleCases(t, []ruleCase{
+		{rule: "bash(sed *)",
+			covers:  []string{"sed 'r other.txt' f", "sed -n p f", "sed '/x/R src/a.txt' f"},
+			refuses: []string{"sed 'r /etc/passwd' f", "sed 'R ../x' f", "sed '1r /home/u/.ssh/id_rsa' f", "sed -e p -e 'r /proc/self/environ' f", "sed 'w ../out' f", "sed 'e id' f"}},
+		{rule: "bash(awk *)",
+			covers: []string{"awk '{print $1}' f", "awk '{if ($1 > 5) print}' f"},
+			refuses: []string{
+				`awk 'BEGIN{ARGV[1]="/etc/passwd"; ARGC=2} {print}'`, `awk -v ARGC=3 '{print}' f`, `awk '{print}' ARGC=3 f`,
+				`awk 'BEGIN{while ((getline l < "../x") > 0) print l}'`, `awk -f p.awk f`, `awk '@include "x"'`, `awk 'BEGIN{system("id")}'`, `awk '{print > "out"}' f`,
+			}},
+	})
+	// Their write targets are judged as paths: protected in every mode.
+	p := mustPolicy(t, Yolo, nil, nil, WithWorkspace(t.TempDir()))
+	for _, cmd := range []string{`sed -n 'w .git/config' f`, `awk '{print > ".git/hooks/pre-commit"}' f`, `awk '{print >> ".tackle/config.json"}' f`, `awk '{print > $1}' f`} {
+		if got := p.Decide(bashCall(cmd)); got.Action != pause {
+			t.Errorf("yolo: %q: %s %q, want Pause", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+	// Deny rules on reading see the files a script reads.
+	p = mustPolicy(t, Default, []string{"bash(sed *)", "bash(awk *)"}, []string{"read_file(.env)"}, WithWorkspace(t.TempDir()))
+	for _, cmd := range []string{"sed 'r .env' f", `awk 'BEGIN{getline l < ".env"; print l}'`} {
+		if got := p.Decide(bashCall(cmd)); got.Action != skip {
+			t.Errorf("%q: %s %q, want Skip", cmd, actionNames[got.Action], got.Reason)
+		}
+	}
+}

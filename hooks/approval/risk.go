@@ -163,6 +163,9 @@ type assessment struct {
 	// pattern's final `*` must not cover it; "" where it may.
 	guard  []string
 	writes []pathWord // files it writes, where the table knows them
+	// reads are files it reads that are no word of its own (sed r, awk
+	// getline <); idx is the word of the script naming them.
+	reads []pathWord
 	// dynamic: a word is known only at run time (and may be anything).
 	dynamic bool
 	// outside names a word naming a path outside the workspace.
@@ -544,6 +547,14 @@ func (e *pathEnv) checkWords(a *assessment, p *parsed) {
 	for _, t := range a.writes {
 		if t.idx >= 0 && !t.w.static && !text {
 			a.dynamic = true
+		}
+	}
+	for _, r := range a.reads {
+		if why := e.outside(r.w.text); why != "" && r.idx >= 0 {
+			if a.outside == "" {
+				a.outside = r.w.src
+			}
+			a.flag(p, r.idx, fmt.Sprintf("it reads %s (%s)", r.w.src, why))
 		}
 	}
 }

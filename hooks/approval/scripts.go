@@ -15,6 +15,9 @@ type scriptRisk struct {
 	effect effect
 	what   string
 	writes []string // files it writes
+	reads  []string // files it reads besides its operands
+	// unknownWrite: it writes a file named only at run time.
+	unknownWrite bool
 }
 
 func (r *scriptRisk) raise(e effect, what string) {
@@ -55,6 +58,9 @@ func sedCheck(a *assessment, p *parsed) {
 		}
 		for _, f := range r.writes {
 			a.writes = append(a.writes, pathWord{w: lit(f), idx: -1})
+		}
+		for _, f := range r.reads {
+			a.reads = append(a.reads, pathWord{w: lit(f), idx: i})
 		}
 	}
 	if _, inPlace := p.opt("i", "--in-place"); inPlace {
@@ -270,7 +276,10 @@ func (sc *sedScanner) run(r *scriptRisk) string {
 		case 'a', 'i', 'c':
 			sc.text()
 		case 'r', 'R':
-			sc.line() // reads a file: allowed like cat
+			// Reads a file, like cat: the file is judged as a path.
+			if f := strings.TrimSpace(sc.line()); f != "" && f != "/dev/stdin" {
+				r.reads = append(r.reads, f)
+			}
 		case 'w', 'W':
 			f := strings.TrimSpace(sc.line())
 			if !harmlessSinks[f] {
@@ -359,9 +368,27 @@ func awkCheck(a *assessment, p *parsed) {
 		if o, ok := optAt(p, i); ok && o.valIdx == o.idx {
 			text = o.value
 		}
-		if r := awkProgram(text); r.effect != readsOnly {
+		r := awkProgram(text)
+		if r.effect != readsOnly {
 			a.raise(r.effect)
 			a.flag(p, i, "an awk program that "+r.what)
+		}
+		for _, f := range r.writes {
+			a.writes = append(a.writes, pathWord{w: lit(f), idx: -1})
+		}
+		if r.unknownWrite {
+			a.writes = append(a.writes, pathWord{w: word{src: "a file the awk program names at run time"}, idx: -1})
+		}
+		for _, f := range r.reads {
+			a.reads = append(a.reads, pathWord{w: lit(f), idx: i})
+		}
+	}
+	// ARGV and ARGC decide which files awk reads: set by the program or
+	// by -v or an operand, they name files the command line does not.
+	for i := 1; i < len(p.args); i++ {
+		if w := p.args[i]; w.static && (strings.Contains(w.text, "ARGV") || strings.Contains(w.text, "ARGC")) {
+			a.raise(unknownEffect)
+			a.flag(p, i, "sets ARGV or ARGC, which name the files awk reads")
 		}
 	}
 }
@@ -383,11 +410,40 @@ func awkProgram(s string) scriptRisk {
 	}
 	if i := strings.Index(s, "print"); i >= 0 && strings.Contains(s[i:], ">") {
 		r.raise(writes, "may print to a file")
+		r.writes, r.unknownWrite = awkTargets(s, "print", '>')
 	}
 	if i := strings.Index(s, "getline"); i >= 0 && strings.Contains(s[i:], "<") {
 		r.raise(unknownEffect, "reads a file it names")
+		r.reads, _ = awkTargets(s, "getline", '<')
 	}
 	return r
+}
+
+// awkTargets finds the files of the redirects (> or >>, or <) in the
+// statements after each keyword: a string literal is a file; anything
+// else is a file named at run time (unknown).
+func awkTargets(s, keyword string, op byte) (files []string, unknown bool) {
+	for rest := s; ; {
+		i := strings.Index(rest, keyword)
+		if i < 0 {
+			return files, unknown
+		}
+		rest = rest[i+len(keyword):]
+		stmt := rest
+		if j := strings.IndexAny(stmt, ";}\n"); j >= 0 {
+			stmt = stmt[:j]
+		}
+		j := strings.IndexByte(stmt, op)
+		if j < 0 {
+			continue
+		}
+		t := strings.TrimSpace(strings.TrimLeft(stmt[j:], string(op)))
+		if len(t) >= 2 && t[0] == '"' && strings.IndexByte(t[1:], '"') == len(t)-2 && !strings.Contains(t, `\`) {
+			files = append(files, t[1:len(t)-1])
+			continue
+		}
+		unknown = true
+	}
 }
 
 // awkPipe reports a | that is not part of the || operator.
