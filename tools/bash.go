@@ -45,6 +45,7 @@ func (a BashArgs) Summary() string { return a.Command }
 
 type bashConfig struct {
 	env            []string // nil: the process environment
+	envAllow       []string // additions to DefaultEnvAllow
 	killGrace      time.Duration
 	defaultTimeout time.Duration
 	maxTimeout     time.Duration
@@ -80,7 +81,7 @@ func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	env, secrets := bashEnv(base)
+	env, secrets := bashEnv(base, cfg.envAllow)
 
 	// One pipe for stdout and stderr keeps them in the order written.
 	pr, pw, err := os.Pipe()

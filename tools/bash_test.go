@@ -68,9 +68,10 @@ func TestSecurityBashEnvironment(t *testing.T) {
 		"SHORT_TOKEN=abc",
 		"PAGER=less",
 		"KEEP_ME=yes",
-	)))
+		"NOT_LISTED=yes",
+	)), WithEnvAllow([]string{"KEEP_ME"}))
 	got := wantOK(t, call(t, r, "bash", BashArgs{Command: "env | sort"}))
-	for _, gone := range []string{"OPENAI_", "GITHUB_TOKEN", "db_password", "AWS_SECRET", "SHORT_TOKEN", "PAGER=less"} {
+	for _, gone := range []string{"OPENAI_", "GITHUB_TOKEN", "db_password", "AWS_SECRET", "SHORT_TOKEN", "PAGER=less", "NOT_LISTED"} {
 		if strings.Contains(got, gone) {
 			t.Errorf("environment has %s:\n%s", gone, got)
 		}

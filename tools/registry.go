@@ -43,10 +43,19 @@ type options struct {
 // Option configures a Registry.
 type Option func(*options)
 
-// WithEnv sets the environment bash commands start from (before secrets
-// are removed); the default is the process environment at each call.
+// WithEnv sets the environment bash commands start from (before the
+// allow list applies, see ChildEnv); the default is the process
+// environment at each call.
 func WithEnv(env []string) Option {
 	return func(o *options) { o.bash.env = slices.Clone(env) }
+}
+
+// WithEnvAllow adds names to the allow list of the environment bash
+// commands get (DefaultEnvAllow): exact names, or patterns with a * at
+// the end or the start. A variable named exactly gets through even when
+// its name or value looks like a secret.
+func WithEnvAllow(names []string) Option {
+	return func(o *options) { o.bash.envAllow = slices.Clone(names) }
 }
 
 // WithKillGrace sets how long a bash command's process group has between

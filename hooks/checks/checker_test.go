@@ -574,3 +574,31 @@ func TestNewerGoInGoModIsAnErrorNotADownload(t *testing.T) {
 		t.Errorf("vet = %+v", fin)
 	}
 }
+
+// TestCommandEnvironmentIsAllowListed: a check command gets the variables
+// on the allow list only, as bash does (issue 21 class 8): a secret under
+// a name no pattern knows, or a proxy URL with credentials, stays with
+// tackle; a configured addition gets through.
+func TestCommandEnvironmentIsAllowListed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{
+		"env.sh": "#!/bin/sh\nenv | sed 's/^/x.txt:1: /'\nexit 1\n",
+		"x.txt":  "",
+	}, Config{
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/u", "MYSQL_PWD=mysql-pw-0123", "GITHUB_PAT=github_pat_0123",
+			"npm_config__authToken=npm-0123", "DOCKER_AUTH_CONFIG={}", "HTTPS_PROXY=http://u:pw-0123@proxy:3128", "GOPATH=/home/u/go", "MY_TOOL_HOME=/opt/t"},
+		EnvAllow: []string{"MY_TOOL_*"},
+		Commands: []Command{{Match: "*.txt", Run: []string{"./env.sh"}}},
+	})
+	got := diagStrings(f.check("x.txt").Diagnostics)
+	for _, gone := range []string{"MYSQL_PWD", "GITHUB_PAT", "npm_config", "DOCKER_AUTH", "HTTPS_PROXY", "pw-0123"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("the check's environment has %s:\n%s", gone, got)
+		}
+	}
+	for _, want := range []string{"GOPATH=/home/u/go", "MY_TOOL_HOME=/opt/t", "HOME=/home/u"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the check's environment lacks %s:\n%s", want, got)
+		}
+	}
+}

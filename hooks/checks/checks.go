@@ -100,9 +100,11 @@ type Config struct {
 	MaxDiagnostics int
 
 	// Env is the environment the checks start from; nil means the
-	// process's. Secrets (API keys, tokens, passwords, OPENAI_*) are
-	// removed from it.
+	// process's. The checks get only the variables on the allow list
+	// (tools.ChildEnv: tools.DefaultEnvAllow and EnvAllow), as bash does.
 	Env []string
+	// EnvAllow adds names to the allow list (see tools.WithEnvAllow).
+	EnvAllow []string
 	// Go is the go command (a name on PATH or a path); "" means "go".
 	Go string
 	// Now is the clock for durations; nil means time.Now.
@@ -211,7 +213,7 @@ func New(cfg Config) (*Checker, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	c.env = withEnv(base)
+	c.env, _ = tools.ChildEnv(base, cfg.EnvAllow)
 	return c, nil
 }
 

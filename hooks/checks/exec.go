@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/child"
 )
 
@@ -121,13 +120,13 @@ func getenv(env []string, name string) string {
 	return v
 }
 
-// withEnv returns base without the secret variables and without the ones
-// set in extra, followed by extra.
+// withEnv returns base without the variables set in extra, followed by
+// extra.
 func withEnv(base []string, extra ...string) []string {
 	out := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if tools.IsSecretEnv(name) || slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+		if slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
 			continue
 		}
 		out = append(out, kv)
