@@ -16,6 +16,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 // MaxFileBytes bounds what is taken of one instruction file.
@@ -70,7 +72,7 @@ func Gather(ctx context.Context, o Options) (Context, error) {
 			}
 		}
 	}
-	env, err := environment(ctx, o, gitRoot != "")
+	env, err := environment(ctx, o, gitRoot)
 	if err != nil {
 		return Context{}, err
 	}
@@ -130,7 +132,8 @@ func readInstructions(path string) (File, bool) {
 }
 
 // environment is the environment block: one "key: value" line each.
-func environment(ctx context.Context, o Options, inGit bool) (string, error) {
+// gitRoot is the work tree of the repository the workspace is in, or "".
+func environment(ctx context.Context, o Options, gitRoot string) (string, error) {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -142,8 +145,8 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 	}
 	fmt.Fprintf(&b, "date: %s\n", now().Format("2006-01-02 (Monday)"))
 	fmt.Fprintf(&b, "workspace: %s\n", o.Workspace)
-	if inGit {
-		git, err := gitStatus(ctx, o.Workspace, o.Env)
+	if gitRoot != "" {
+		git, err := gitStatus(ctx, gitRoot, o.Env)
 		if err != nil {
 			return "", err
 		}
@@ -152,7 +155,7 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 		b.WriteString("git: not a git repository\n")
 	}
 	if _, err := os.Stat(filepath.Join(o.Workspace, "go.mod")); err == nil {
-		if v, err := run(ctx, o.Workspace, o.Env, "go", "env", "GOVERSION"); err == nil && v != "" {
+		if v := goVersion(ctx, o.Env); v != "" {
 			fmt.Fprintf(&b, "go: %s\n", v)
 		} else if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -164,9 +167,20 @@ func environment(ctx context.Context, o Options, inGit bool) (string, error) {
 // maxStatusLines bounds the git status shown.
 const maxStatusLines = 20
 
-// gitStatus returns the branch and a short status of the repository.
-func gitStatus(ctx context.Context, dir string, env []string) (string, error) {
-	out, err := run(ctx, dir, env, "git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
+// gitStatus returns the branch and a short status of the repository
+// whose work tree is root, run hardened (hardened.go).
+func gitStatus(ctx context.Context, root string, env []string) (string, error) {
+	path := os.Getenv("PATH")
+	if env != nil {
+		path, _ = child.LookupEnv(env, "PATH")
+	}
+	gitBin, err := child.LookPath("git", path, "")
+	if err != nil {
+		return "git: status unavailable (git is not installed)\n", nil
+	}
+	env = gitEnv(env)
+	argv := gitCommand(ctx, gitBin, root, env, "status", "--porcelain=v1", "--branch", "--untracked-files=normal", "--ignore-submodules=all")
+	out, err := run(ctx, root, env, argv[0], argv[1:]...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
