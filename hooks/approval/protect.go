@@ -48,8 +48,12 @@ type Protection struct {
 	// directories ($XDG_CONFIG_HOME/tackle, $XDG_STATE_HOME/tackle).
 	ConfigDir, StateDir string
 	// Files are more protected files, by absolute path: the hook and
-	// check scripts the configuration runs.
+	// check scripts the configuration runs (CommandFiles).
 	Files []string
+	// Dirs are more protected directories, with everything in them, by
+	// absolute path: the packages configured commands import (python -m
+	// MOD's MOD/, see CommandFiles).
+	Dirs []string
 	// Off switches protection off: protected paths follow the mode and
 	// the rules like any other.
 	Off bool
@@ -60,6 +64,7 @@ type Protection struct {
 func WithProtection(pr Protection) Option {
 	return func(p *Policy) {
 		pr.Files = slices.Clone(pr.Files)
+		pr.Dirs = slices.Clone(pr.Dirs)
 		p.env.prot = pr
 		p.env.shared = &protRoots{}
 	}
@@ -182,6 +187,9 @@ func (e *pathEnv) roots() []protRoot {
 		add(pr.StateDir, true, "tackle's state (sessions and trust)")
 		for _, f := range pr.Files {
 			add(f, false, "a script tackle's configuration runs as a hook or check")
+		}
+		for _, d := range pr.Dirs {
+			add(d, true, "code a hook or check of tackle's configuration imports")
 		}
 		if h := pr.Home; h != "" {
 			add(filepath.Join(h, ".gitconfig"), false, "git's configuration, which can make git run commands")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"strconv"
+
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
 	"github.com/tackle-dev/tackle/tools"
@@ -599,6 +601,39 @@ func TestCommandEnvironmentIsAllowListed(t *testing.T) {
 	for _, want := range []string{"GOPATH=/home/u/go", "MY_TOOL_HOME=/opt/t", "HOME=/home/u"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the check's environment lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// TestCheckCommandDoesNotImportWorkspaceModules: a check `python3 -m
+// py_compile {files}` imported a py_compile.py the model wrote in the
+// workspace (issue 21 class 6), and any module py_compile imports could
+// be shadowed the same way (textwrap.py). Checks run with
+// PYTHONSAFEPATH=1. A control run without it shows the plant works.
+func TestCheckCommandDoesNotImportWorkspaceModules(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	for _, shadow := range []string{"py_compile.py", "textwrap.py"} {
+		mark := filepath.Join(t.TempDir(), "imported")
+		plant := "open(" + strconv.Quote(mark) + ", 'w').close()\n"
+		f := newFixture(t, map[string]string{shadow: plant, "a.py": "x = 1\n"}, Config{
+			Env:      []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")},
+			Commands: []Command{{Name: "pycompile", Match: "*.py", Run: []string{"python3", "-m", "py_compile", "{files}"}}},
+		})
+		control := exec.Command(python, "-m", "py_compile", "a.py")
+		control.Dir = f.dir
+		control.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+		control.Run()
+		if _, err := os.Stat(mark); err != nil {
+			t.Fatalf("control: python3 -m py_compile did not import the workspace's %s", shadow)
+		}
+		os.Remove(mark)
+		f.check("a.py")
+		if _, err := os.Stat(mark); err == nil {
+			t.Errorf("the check imported the workspace's %s", shadow)
 		}
 	}
 }

@@ -96,12 +96,22 @@ const (
 	maxQuotedBytes = 4 << 10
 )
 
+// commandEnv is set for every check command: Python does not put the
+// workspace (the directory a -m or -c command runs in, a script's
+// directory) first on its module path, so a file the model wrote cannot
+// shadow a module the check imports (python3 -m py_compile importing a
+// py_compile.py of the workspace). A check that imports the project's own
+// modules names them with PYTHONPATH. (Perl since 5.26 and Ruby leave
+// the current directory off their paths already; PERL_USE_UNSAFE_INC and
+// RUBYLIB are not on the environment's allow list.)
+var commandEnv = []string{"PYTHONSAFEPATH=1"}
+
 // runCommand runs a configured check on its files.
 func (c *Checker) runCommand(ctx context.Context, cmd Command, prog string, files []string) checkOutcome {
 	out := checkOutcome{name: cmd.Name}
 	argv := cmd.argv(files)
 	argv[0] = prog
-	pr := run(ctx, proc{argv: argv, dir: c.root, env: c.env, timeout: orDefault(cmd.Timeout, DefaultCommandTimeout), combined: true})
+	pr := run(ctx, proc{argv: argv, dir: c.root, env: withEnv(c.env, commandEnv...), timeout: orDefault(cmd.Timeout, DefaultCommandTimeout), combined: true})
 	if pr.err != nil {
 		out.errs = append(out.errs, fmt.Sprintf("%s: %v", cmd.Name, pr.err))
 		return out
