@@ -178,11 +178,12 @@ type Policy struct {
 	root      string
 	env       pathEnv
 
-	mu      sync.Mutex
-	mode    Mode
-	allow   []Rule
-	deny    []Rule
-	session []Rule // approve-always rules, in the order they were added
+	mu        sync.Mutex
+	mode      Mode
+	sandboxed bool // bash commands run in an OS sandbox (readonly.go)
+	allow     []Rule
+	deny      []Rule
+	session   []Rule // approve-always rules, in the order they were added
 
 	// perms are the allow and deny rules with their sources, when set by
 	// WithPermissions (permissions.go).
@@ -417,11 +418,14 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 // arguments the hook judged.
 func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolResult {
 	p.mu.Lock()
-	mode, allow, deny, session := p.mode, p.allow, p.deny, p.session
+	mode, allow, deny, session, sandboxed := p.mode, p.allow, p.deny, p.session, p.sandboxed
 	p.mu.Unlock()
 
 	s := p.subject(call)
 	kind := s.kind
+	// readOnly: a bash program that only reads, where a sandbox holds
+	// what it does (readonly.go).
+	readOnly := sandboxed && kind == tools.KindExec && s.notReadOnly() == ""
 
 	// 1. Deny rules, in every mode.
 	d := s.denied(deny)
@@ -429,7 +433,7 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 		return skipResult(fmt.Sprintf("denied by the rule %s: %s", d.rule, d.what))
 	}
 	// 2. Plan mode reads only.
-	if mode == Plan && kind != tools.KindRead {
+	if mode == Plan && kind != tools.KindRead && !readOnly {
 		return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (%s). Describe the change in your plan instead.",
 			call.Name, s.describe(kind)))
 	}
@@ -459,6 +463,8 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 		return hooks.PreToolResult{Reason: "yolo mode"}
 	case kind == tools.KindRead && s.server == "":
 		return hooks.PreToolResult{}
+	case readOnly:
+		return hooks.PreToolResult{Reason: "read-only, in the sandbox"}
 	case kind == tools.KindEdit && mode == AcceptEdits:
 		return hooks.PreToolResult{Reason: "accept-edits mode"}
 	}

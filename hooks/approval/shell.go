@@ -95,6 +95,9 @@ type program struct {
 	guesses []*command // commands a wrapper might run, for deny rules only
 	opaque  []string   // why no allow rule can cover the program
 	unsure  []string   // why deny rules cannot be checked soundly
+	// opaqueOther: opaque has a reason other than a substitution or a
+	// subshell (analyzer.nesting).
+	opaqueOther bool
 	redirs  []redirTarget
 	vars    varTable // the values it gives its variables (vartable.go)
 	// globOpts: it may change how bash globs (shopt, GLOBIGNORE), so a
@@ -148,7 +151,17 @@ func (a *analyzer) budget() bool {
 	return true
 }
 
-func (a *analyzer) opaque(why string) { a.prog.opaque = appendNew(a.prog.opaque, why) }
+func (a *analyzer) opaque(why string) {
+	a.prog.opaque = appendNew(a.prog.opaque, why)
+	a.prog.opaqueOther = true
+}
+
+// nesting records a construct that runs commands of its own (a
+// substitution, a subshell): no allow rule covers it, but it is no more
+// than the commands in it, which are checked as well (readOnly).
+func (a *analyzer) nesting(why string) {
+	a.prog.opaque = appendNew(a.prog.opaque, why)
+}
 func (a *analyzer) unsure(why string) { a.prog.unsure = appendNew(a.prog.unsure, why) }
 
 // both records something neither an allow rule nor a deny rule can see
@@ -382,7 +395,7 @@ func (a *analyzer) command(cmd syntax.Command, c ctx) {
 	case *syntax.Block:
 		a.stmts(x.Stmts, c)
 	case *syntax.Subshell:
-		a.opaque("a subshell ( … )")
+		a.nesting("a subshell ( … )")
 		c.nested, c.cond = true, true
 		a.stmts(x.Stmts, c)
 	case *syntax.IfClause:
@@ -662,16 +675,16 @@ func (a *analyzer) scan(n syntax.Node, c ctx) {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			if n.Backquotes {
-				a.opaque("a command substitution `…`")
+				a.nesting("a command substitution `…`")
 			} else {
-				a.opaque("a command substitution $(…)")
+				a.nesting("a command substitution $(…)")
 			}
 			nc := c
 			nc.nested = true
 			a.stmts(n.Stmts, nc)
 			return false
 		case *syntax.ProcSubst:
-			a.opaque("a process substitution <(…)")
+			a.nesting("a process substitution <(…)")
 			nc := c
 			nc.nested = true
 			a.stmts(n.Stmts, nc)
