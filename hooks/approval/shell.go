@@ -98,8 +98,8 @@ type program struct {
 	// opaqueOther: opaque has a reason other than a substitution or a
 	// subshell (analyzer.nesting).
 	opaqueOther bool
-	redirs  []redirTarget
-	vars    varTable // the values it gives its variables (vartable.go)
+	redirs      []redirTarget
+	vars        varTable // the values it gives its variables (vartable.go)
 	// globOpts: it may change how bash globs (shopt, GLOBIGNORE), so a
 	// glob may match names starting with a dot.
 	globOpts bool
