@@ -164,7 +164,7 @@ func (r *genReader) command(t genTool, sub string) genCmd {
 // quote sometimes quotes a one-word argument, which must not change what
 // the policy sees.
 func (r *genReader) quote(s string) string {
-	if strings.ContainsAny(s, " '\"$\\*~") {
+	if strings.ContainsAny(s, " '\"$\\*~?[{<>") {
 		return s
 	}
 	switch r.pick(4) {

@@ -567,6 +567,17 @@ func (a *analyzer) decl(d *syntax.DeclClause, c ctx) {
 				// a name a reference that may hold an array subscript.
 				a.both(fmt.Sprintf("%s %s, which can make later assignments run commands", d.Variant.Value, w.src))
 			}
+			if w.static && !strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "+") {
+				// A quoted assignment ("PATH=/tmp") or name: bash reads
+				// the word as one all the same.
+				name, _, _ := strings.Cut(w.text, "=")
+				name = strings.TrimSuffix(name, "+")
+				base, _, sub := strings.Cut(name, "[")
+				if why := assignRisk(base, sub); why != "" {
+					guards[len(words)] = why
+				}
+				a.prog.vars.markUnknown(base)
+			}
 			words = append(words, w)
 		default:
 			w, val := a.assign(as, c)
