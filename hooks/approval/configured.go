@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Configured commands (command hooks, hook servers, check commands, MCP
@@ -137,7 +138,7 @@ func (c *collector) pathWord(w, dir string) {
 
 // versioned strips a version from an interpreter's name: python3.12 →
 // python3 → python.
-var versioned = regexp.MustCompile(`^([a-z]+?)[0-9.]*$`)
+var versioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]+?)[0-9.]*$`) })
 
 func (c *collector) command(argv []string, dir string, depth int) {
 	if len(argv) == 0 || depth > maxScriptDepth {
@@ -145,7 +146,7 @@ func (c *collector) command(argv []string, dir string, depth int) {
 	}
 	c.words(argv, dir)
 	name := filepath.Base(argv[0])
-	base := versioned.ReplaceAllString(name, "$1")
+	base := versioned().ReplaceAllString(name, "$1")
 	args := argv[1:]
 	switch base {
 	case "env":
@@ -174,7 +175,7 @@ func (c *collector) command(argv []string, dir string, depth int) {
 			c.file(abs(args[i], dir))
 		}
 	case "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "tclsh":
-		if i := skipOptions(args, interpreterArgs[base]); i < len(args) {
+		if i := skipOptions(args, interpreterArgs(base)); i < len(args) {
 			c.file(abs(args[i], dir))
 		}
 	case "deno", "bun":
@@ -209,9 +210,23 @@ func (c *collector) command(argv []string, dir string, depth int) {
 	}
 }
 
-// interpreterArgs are the options of interpreters that take a value, so
+// interpreterArgs returns the options of interpreters that take a value, so
 // that the value is not taken for the script.
-var interpreterArgs = map[string]string{"node": "r", "nodejs": "r", "ruby": "rIC", "perl": "IMm", "php": "cdz", "lua": "l", "luajit": "l"}
+func interpreterArgs(name string) string {
+	switch name {
+	case "node", "nodejs":
+		return "r"
+	case "ruby":
+		return "rIC"
+	case "perl":
+		return "IMm"
+	case "php":
+		return "cdz"
+	case "lua", "luajit":
+		return "l"
+	}
+	return ""
+}
 
 // skipOptions returns the index of the first operand of args, whose
 // short options in withValue take a value (the next word when not
@@ -271,7 +286,9 @@ func (c *collector) pythonModule(top, dir string) {
 	c.pythonImports(filepath.Join(dir, top, "__main__.py"), dir)
 }
 
-var pyImport = regexp.MustCompile(`(?m)^\s*(?:from\s+([A-Za-z_][A-Za-z0-9_]*)|import\s+([A-Za-z_][A-Za-z0-9_., \t]*))`)
+var pyImport = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:from\s+([A-Za-z_][A-Za-z0-9_]*)|import\s+([A-Za-z_][A-Za-z0-9_., \t]*))`)
+})
 
 // pythonImports protects, for each top-level module the Python file f
 // imports, the file and package of that name in dir: an existing one is
@@ -281,7 +298,7 @@ func (c *collector) pythonImports(f, dir string) {
 	if err != nil || len(b) > 1<<20 {
 		return
 	}
-	for _, m := range pyImport.FindAllStringSubmatch(string(b), -1) {
+	for _, m := range pyImport().FindAllStringSubmatch(string(b), -1) {
 		names := []string{m[1]}
 		if m[2] != "" {
 			names = nil
@@ -355,7 +372,7 @@ func (c *collector) goCommand(args []string, dir string) {
 	}
 }
 
-var makeInclude = regexp.MustCompile(`(?m)^\s*-?s?include\s+(.+)$`)
+var makeInclude = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*-?s?include\s+(.+)$`) })
 
 // makefiles: make runs the recipes of its makefile (-f, else the default
 // names in -C's directory or dir) and of the files it includes.
@@ -389,7 +406,7 @@ func (c *collector) makefiles(args []string, dir string) {
 		if err != nil || len(b) > 1<<20 {
 			continue
 		}
-		for _, m := range makeInclude.FindAllStringSubmatch(string(b), -1) {
+		for _, m := range makeInclude().FindAllStringSubmatch(string(b), -1) {
 			for _, inc := range strings.Fields(m[1]) {
 				if !strings.ContainsAny(inc, "$(*?") {
 					c.file(abs(inc, dir))

@@ -23,14 +23,20 @@ import (
 //
 // A name known only at run time may be either.
 
-// proxyVars are the lower-case variables that change where programs
+// proxyVar reports the lower-case variables that change where programs
 // connect.
-var proxyVars = map[string]bool{"http_proxy": true, "https_proxy": true, "ftp_proxy": true, "all_proxy": true, "no_proxy": true}
+func proxyVar(name string) bool {
+	switch name {
+	case "http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy":
+		return true
+	}
+	return false
+}
 
 // ownVarName reports a name a program may set without changing how later
 // commands run: a lower-case shell identifier that is not a proxy setting.
 func ownVarName(name string) bool {
-	if name == "" || proxyVars[name] {
+	if name == "" || proxyVar(name) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -116,11 +122,14 @@ func getoptsCheck(a *assessment, p *parsed) {
 	}
 }
 
-// testBinary are test's binary comparisons: the words on either side of
+// testBinary reports test's binary comparisons: the words on either side of
 // one are its operands, not variable names.
-var testBinary = map[string]bool{
-	"=": true, "==": true, "!=": true, "<": true, ">": true, "-eq": true, "-ne": true, "-lt": true, "-le": true,
-	"-gt": true, "-ge": true, "-nt": true, "-ot": true, "-ef": true,
+func testBinary(op string) bool {
+	switch op {
+	case "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef":
+		return true
+	}
+	return false
 }
 
 // testCheck guards what test and [ may take as a variable name: the word
@@ -159,8 +168,8 @@ func testCheck(a *assessment, p *parsed) {
 		case w.split:
 			a.raise(runsCode)
 			a.flag(p, i, "known only at run time and not quoted (it may become -v and a variable name)")
-		case prevStatic && (testBinary[prev] || strings.HasPrefix(prev, "-") && prev != "-a" && prev != "-o"):
-		case testBinary[next]:
+		case prevStatic && (testBinary(prev) || strings.HasPrefix(prev, "-") && prev != "-a" && prev != "-o"):
+		case testBinary(next):
 		default:
 			a.raise(runsCode)
 			a.flag(p, i, "known only at run time (it may be -v or a variable name)")

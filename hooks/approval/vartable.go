@@ -56,10 +56,13 @@ func (t *varTable) assign(name string, value []tok, pos int, uncond bool) {
 	t.assigns[name] = append(t.assigns[name], varAssign{value: value, pos: pos, uncond: uncond})
 }
 
-// setterNames are the builtins that set variables they are given by name.
-var setterNames = map[string]bool{
-	"read": true, "printf": true, "mapfile": true, "readarray": true, "getopts": true, "wait": true, "unset": true,
-	"declare": true, "typeset": true, "local": true, "export": true, "readonly": true, "let": true, "select": true,
+// setterName reports the builtins that set variables they are given by name.
+func setterName(name string) bool {
+	switch name {
+	case "read", "printf", "mapfile", "readarray", "getopts", "wait", "unset", "declare", "typeset", "local", "export", "readonly", "let", "select":
+		return true
+	}
+	return false
 }
 
 // noteCommand looks at a recorded command for ways of setting variables.
@@ -76,7 +79,7 @@ func (t *varTable) noteCommand(c *command) {
 	switch {
 	case name == "source" || name == "." || name == "eval":
 		t.allUnknown = true
-	case setterNames[name]:
+	case setterName(name):
 		for _, w := range args[1:] {
 			if !w.static {
 				t.allUnknown = true
