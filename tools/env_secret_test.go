@@ -116,3 +116,17 @@ func TestIsSecretEnvMore(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsListTheEnvAllowList: docs/policy.md lists every entry of the
+// allow list, so that the page stays true to the code.
+func TestDocsListTheEnvAllowList(t *testing.T) {
+	b, err := os.ReadFile("../docs/policy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range DefaultEnvAllow {
+		if !strings.Contains(string(b), "`"+name+"`") {
+			t.Errorf("docs/policy.md does not list `%s`", name)
+		}
+	}
+}

@@ -7,7 +7,9 @@
 // For each call, the first of these that applies decides:
 //
 //  1. a deny rule matches → Skip, in every mode (yolo too), naming the rule;
-//  2. plan mode and the tool is not a reader → Skip ("plan mode is read-only");
+//  2. plan mode and the tool is not a reader → Skip ("plan mode is read-only"),
+//     unless it is a read-only bash program and bash runs in a sandbox
+//     (WithSandbox, readonly.go);
 //  3. bash deny rules exist and the program cannot be checked against them
 //     soundly (it does not parse, builds a command at run time, pipes into
 //     sh, …) → Pause;
@@ -21,15 +23,18 @@
 //  6. yolo mode → Continue;
 //  7. the tool only reads → Continue (not a remote tool: an MCP server's
 //     tool asks unless a rule allows it, whatever it declares);
-//  8. accept-edits mode and the tool edits files → Continue;
-//  9. otherwise → Pause, with a reason saying what the call wants to do.
+//  8. bash runs in a sandbox and the program only reads (readonly.go) →
+//     Continue;
+//  9. accept-edits mode and the tool edits files → Continue;
+//  10. otherwise → Pause, with a reason saying what the call wants to do.
 //
 // What a tool does (reads, edits, anything else) is the kind the tool
 // declares (tools.Kind, learnt through an Inspector), never guessed from
 // its name; a tool with no kind is guarded like one that runs commands.
 //
 // Rule syntax and matching are described on Rule. How bash programs are
-// read is in shell.go and wrappers.go; in short:
+// read is in shell.go and wrappers.go (what words expand to: expand.go,
+// vartable.go; builtins taking variable names: vars.go); in short:
 //
 //   - The program is parsed with a real shell parser (mvdan.cc/sh, bash
 //     dialect), never matched as a string. Each simple command — the parts
@@ -42,13 +47,26 @@
 //     file (anything but /dev/null, /dev/stdout, /dev/stderr and
 //     descriptor duplication like 2>&1), a command name known only at run
 //     time, a program fed to a shell on stdin or from a here-document,
-//     arithmetic on variables, alias/hash/enable, find -delete, and a
-//     wrapper whose command cannot be told.
+//     arithmetic on variables, alias/hash/enable, find -delete, a string
+//     holding an array-subscript trap ('x[$(cmd)]'), and a wrapper whose
+//     command cannot be told.
 //   - A word known only at run time ($VAR, "$X", globs, {a,b}, ~) is
 //     matched only by a pattern's final `*`, and not even by it when the
 //     command reads or writes the files its arguments name (cat $F, but
-//     not echo $F): it might name a path outside the workspace. A glob of
-//     literal text below the current directory (*.go) is covered.
+//     not echo $F) and it may expand to a path outside the workspace:
+//     braces, ~, the values the program gives its own variables and
+//     for-loop items are expanded as bash would (expand.go), and a glob's
+//     matches are looked at (cat *.go and cat src/{a,b}.go are covered;
+//     cat {README,~/.ssh/id_rsa}, cat ../* and a glob matching a link out
+//     are not). An input redirect is a path too: cat < ../x is covered by
+//     no rule.
+//   - A name given to a builtin that evaluates or sets it (test -v,
+//     printf -v, read, mapfile, declare, export, local, unset, getopts,
+//     wait -p; vars.go) is not covered by a final `*` when it has an
+//     array subscript (bash evaluates it and runs the $(…) in it), is
+//     known only at run time, or, when it is set, is upper case (PATH,
+//     IFS, BASH_ENV, GIT_CONFIG_*: a variable that changes how later
+//     commands run).
 //   - A pattern's final `*` never covers an option or script that writes
 //     files, deletes or runs code (sed -i, sed 'w f', awk's system(),
 //     git --output, find -exec, curl -o, python -c …; the table is

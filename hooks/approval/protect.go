@@ -28,15 +28,26 @@ import (
 // state directories, ~/.gitconfig, ~/.ssh), so a workspace that is $HOME
 // or contains the config directory is covered.
 //
+// Git reads a directory as a repository whatever its name when it holds
+// a HEAD file with objects/ and refs/: such a directory in the workspace
+// is protected like .git, and so is every file named HEAD (writing one is
+// the last step of making such a directory). /etc/gitconfig is protected.
+//
 // For bash the policy sees the files a command writes where the parser
 // can: redirects, the write operands of the commands in commands.go (cp,
-// mv, tee, touch, sed -i, dd of=, ln, install, git config, curl -o …), and
-// any word naming a protected path in a command that is not in the table
-// or that writes or runs code. Relative paths are judged from every
-// directory the program may cd into; a program that cds somewhere that
-// cannot be followed (home, -, outside the workspace, a directory known
-// only at run time) and then writes asks. It does not see a file written
-// by a program (python -c, a script, make), or a path built at run time.
+// mv, tee, touch, sed -i, dd of=, ln, install, git config, curl -o, go's
+// -cpuprofile, sed w, awk's print > …), and any word naming a protected
+// path in a command that is not in the table or that writes or runs code.
+// A word that expands is judged by what it may expand to (expand.go):
+// braces (.git/confi{g,g}), the values the program gives its variables,
+// globs by the files they match now and by the protected names they may
+// match later (.gi?/config, .[g]it/hooks/pre-commit, .*); a write target
+// known only at run time (tee "$X", echo > $(…)) counts as protected.
+// Relative paths are judged from every directory the program may cd into;
+// a program that cds somewhere that cannot be followed (home, -, outside
+// the workspace, a directory known only at run time) and then writes
+// asks. It does not see a file written by a program (python -c, a script,
+// make).
 
 // Protection says which paths outside the workspace's own names are
 // protected and whether protection is on.
