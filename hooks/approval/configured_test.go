@@ -11,6 +11,11 @@ import (
 
 func writeTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
+	writeTreeTB(t, root, files)
+}
+
+func writeTreeTB(t testing.TB, root string, files map[string]string) {
+	t.Helper()
 	for p, body := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
