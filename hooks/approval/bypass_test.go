@@ -130,8 +130,10 @@ func TestClass5ProtectedWords(t *testing.T) {
 		"echo x > ~/.bash{rc,_profile}", "mv x .tackl?/config.json", "touch .mcp.js{on,}", "rm -rf .*", "shopt -s dotglob; rm -rf *",
 		"cp x src/../.gi[t]/config", "echo x > .GI?/config", "tee .[[:alpha:]]it/config", "ln -sf x .gi*/hooks/post-checkout",
 		"sed -i s/a/b/ .git/conf*", "rm -rf sub/.g?t", "touch .gi{s..u}/config", "echo x > .[!a]it/config",
+		"IFS=x; f=ax.git; rm -rf $f", "read IFS; f=ax.git; rm -rf $f", "shopt -s globstar; echo x > **/config",
 	}
-	passes := []string{"rm -rf build/*", "rm -rf {a,b}", "tee out.{txt,log}", "for f in *.go; do sed -i s/a/b/ \"$f\"; done", "d=build; rm -rf $d", "rm -rf *", "echo x > out/*.txt"}
+	passes := []string{"rm -rf build/*", "rm -rf {a,b}", "tee out.{txt,log}", "for f in *.go; do sed -i s/a/b/ \"$f\"; done", "d=build; rm -rf $d", "rm -rf *", "echo x > out/*.txt",
+		"IFS=x; f=ax.git; rm -rf \"$f\""}
 	for _, mode := range []Mode{Yolo, Default, AcceptEdits} {
 		p := mustPolicy(t, mode, nil, nil, WithWorkspace(root), WithProtection(Protection{Home: home}))
 		for _, cmd := range asks {

@@ -62,8 +62,9 @@ type expansion struct {
 
 // varLookup gives the values the program gives a variable where it is
 // used (pos), each as the characters it is made of, or ok=false when they
-// cannot be told.
-type varLookup func(name string, pos int) (values [][]tok, ok bool)
+// cannot be told. quoted says the use is inside double quotes (outside,
+// the value is split on IFS).
+type varLookup func(name string, pos int, quoted bool) (values [][]tok, ok bool)
 
 // expandWord returns what w may expand to, or unknown when a part of it
 // can be anything. home is the home directory ("" when not known).
@@ -244,7 +245,7 @@ func substitute(ts []tok, vars varLookup, budget *int, depth int) ([][]tok, bool
 		case t.dyn != "" || vars == nil || depth >= maxVarDepth:
 			return nil, false
 		}
-		values, ok := vars(t.param, t.pos)
+		values, ok := vars(t.param, t.pos, t.inDQ)
 		if !ok {
 			return nil, false
 		}

@@ -364,6 +364,9 @@ func (e *pathEnv) targets(w word) (t wordTargets) {
 		if !x.glob {
 			continue
 		}
+		if e.dotglob && strings.Contains(x.pattern, "**") {
+			return wordTargets{unknown: true} // shopt -s globstar: ** crosses directories
+		}
 		pattern := filepath.FromSlash(x.pattern)
 		var abs []string
 		switch {

@@ -114,6 +114,12 @@ func (t *varTable) setBy(name string) bool {
 	return false
 }
 
+// ifsChanged reports a program that may give IFS a value of its own (bash
+// does not take it from the environment).
+func (t *varTable) ifsChanged() bool {
+	return len(t.assigns["IFS"]) > 0 || t.unknown["IFS"] || t.setBy("IFS") || slices.ContainsFunc(t.loops, func(l loopVar) bool { return l.name == "IFS" })
+}
+
 func (t *varTable) inFunc(pos int) bool {
 	return slices.ContainsFunc(t.funcs, func(r [2]int) bool { return pos >= r[0] && pos < r[1] })
 }
@@ -121,8 +127,13 @@ func (t *varTable) inFunc(pos int) bool {
 // lookup returns a varLookup over the table, with home for $HOME.
 func (t *varTable) lookup(home string) varLookup {
 	var look varLookup
-	look = func(name string, pos int) ([][]tok, bool) {
+	look = func(name string, pos int, quoted bool) ([][]tok, bool) {
 		if t == nil || t.allUnknown || t.unknown[name] || t.setBy(name) {
+			return nil, false
+		}
+		if !quoted && t.ifsChanged() {
+			// Split on other characters than blanks: IFS=x; f=ax.git;
+			// rm -rf $f removes .git.
 			return nil, false
 		}
 		var values [][]tok
