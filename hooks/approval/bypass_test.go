@@ -93,6 +93,11 @@ func TestClass2ReadsOutside(t *testing.T) {
 		{rule: "bash(grep *)",
 			covers:  []string{"grep -rn foo .", "grep foo < main.go"},
 			refuses: []string{"grep foo < ../x", "grep -r foo {.,..}"}},
+		// Files a list names are read too.
+		{rule: "bash(sort *)", covers: []string{"sort main.go"}, refuses: []string{"sort --files0-from=list", "sort --files0-from list"}},
+		{rule: "bash(wc *)", covers: []string{"wc -l main.go"}, refuses: []string{"wc --files0-from=list"}},
+		{rule: "bash(sha256sum *)", covers: []string{"sha256sum main.go"}, refuses: []string{"sha256sum -c sums", "sha256sum --check sums"}},
+		{rule: "bash(rg *)", covers: []string{"rg foo"}, refuses: []string{"rg --hostname-bin=./x foo", "rg --pre ./x foo"}},
 	})
 }
 

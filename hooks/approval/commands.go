@@ -66,13 +66,18 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 	deleter := &toolSpec{effect: deletes, operands: opAll}
 	copier := &toolSpec{effect: writes, operands: opLast, args: "tSm", longArgs: []string{"target-directory", "suffix", "mode", "owner", "group"}}
 	runs := &toolSpec{effect: runsCode}
+	// listed reads the files a list in another file names, which no word
+	// of the command shows (wc --files0-from=F, sha256sum -c F).
+	listed := risky{long: []string{"files0-from"}, effect: unknownEffect, what: "reads the files a list names"}
+	lister := &toolSpec{effect: readsOnly, risky: []risky{listed}, longArgs: []string{"files0-from"}}
+	checksum := &toolSpec{effect: readsOnly, risky: []risky{{short: "c", long: []string{"check"}, effect: unknownEffect, what: "reads the files a checksum list names"}}}
 	grep := &toolSpec{effect: readsOnly, pattern: true, args: "efABCmd", longArgs: []string{"regexp", "file", "include", "exclude", "exclude-dir", "max-count", "context", "after-context", "before-context", "label"}}
 
 	t := map[string]*toolSpec{
 		// Commands that only read and print.
 		"cd": ro, "pushd": ro, "popd": ro, // where they go is checked for the whole program (movesAway)
 		"ls": ro, "cat": ro, "head": {effect: readsOnly, args: "nc"}, "tail": {effect: readsOnly, args: "nc"},
-		"wc": ro, "pwd": ro, "stat": ro, "du": ro, "df": ro, "nl": ro, "cut": {effect: readsOnly, args: "dfcb"},
+		"wc": lister, "pwd": ro, "stat": ro, "du": lister, "df": ro, "nl": ro, "cut": {effect: readsOnly, args: "dfcb"},
 		"tr": text, "column": ro, "basename": text, "dirname": text, "realpath": ro, "readlink": ro,
 		"whoami": text, "id": text, "uname": text, "which": text, "type": text, "printenv": text,
 		"echo": text, "true": text, "false": text, "sleep": text, "seq": text,
@@ -87,19 +92,21 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"unset":     {effect: readsOnly, text: true, check: optNameCheck("", true)},
 		"getopts":   {effect: readsOnly, text: true, check: getoptsCheck},
 		"wait":      {effect: readsOnly, text: true, args: "p", check: optNameCheck("p", false)},
-		"md5sum":    ro, "sha1sum": ro, "sha256sum": ro, "sha512sum": ro,
-		"cksum": ro, "base64": ro, "od": ro, "hexdump": ro, "strings": ro, "cmp": ro, "comm": ro,
+		"md5sum":    checksum, "sha1sum": checksum, "sha256sum": checksum, "sha512sum": checksum, "b2sum": checksum,
+		"cksum": checksum, "base64": ro, "od": ro, "hexdump": ro, "strings": ro, "cmp": ro, "comm": ro,
 		"diff": ro, "grep": grep, "egrep": grep, "fgrep": grep, "jq": {effect: readsOnly, pattern: true, args: "fL", longArgs: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}},
 		"rg": {effect: readsOnly, pattern: true, args: "efgtTABCmM", risky: []risky{
 			{long: []string{"pre"}, effect: runsCode, target: false, what: "runs a preprocessor program"},
-		}, longArgs: []string{"pre", "pre-glob", "glob", "type", "max-count"}},
+			{long: []string{"hostname-bin"}, effect: runsCode, what: "runs a program for the hostname of hyperlinks"},
+		}, longArgs: []string{"pre", "pre-glob", "glob", "type", "max-count", "hostname-bin"}},
 		"tree": {effect: readsOnly, args: "LPIo", risky: []risky{{short: "o", effect: writes, target: true, what: whatWritesTo}}},
 		"file": {effect: readsOnly, args: "mfF", risky: []risky{{short: "C", long: []string{"compile"}, effect: writes, what: "writes a compiled magic file"}}},
 		"date": {effect: readsOnly, args: "dfr", risky: []risky{{short: "s", long: []string{"set"}, effect: writes, what: "sets the system clock"}}},
 		"sort": {effect: readsOnly, args: "ktST", risky: []risky{
 			{short: "o", long: []string{"output"}, effect: writes, target: true, what: whatWritesTo},
 			{long: []string{"compress-program"}, effect: runsCode, what: "runs a compression program"},
-		}},
+			listed,
+		}, longArgs: []string{"files0-from"}},
 		"uniq": {effect: readsOnly, args: "fsw", operands: opSecond},
 		"xxd":  {effect: readsOnly, args: "cglos", operands: opSecond},
 		"yq":   {effect: readsOnly, risky: []risky{{short: "i", long: []string{"inplace"}, effect: writes, what: whatInPlace}}},
