@@ -22,7 +22,8 @@ import (
 // Protection.Dirs.
 //
 // It knows: every word that is a path (it has a /, or names a file where
-// the command runs); interpreters' script operands (python, node, deno,
+// the command runs); the configuration files well-known linters and test
+// runners load code from (toolConfigs); interpreters' script operands (python, node, deno,
 // bun, ruby, perl, php, sh, bash …) and python -m MOD (MOD.py and the
 // package directory MOD/ where it runs), with the top-level modules a
 // Python script or module imports where it lives (a stdlib name included:
@@ -140,6 +141,45 @@ func (c *collector) pathWord(w, dir string) {
 // python3 → python.
 var versioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]+?)[0-9.]*$`) })
 
+// toolConfigs are the files in the directory they run in that well-known
+// linters and test runners load code from: JavaScript configuration
+// files, pytest's conftest.py, the plugins mypy, pylint, rubocop and
+// golangci-lint configurations name.
+func toolConfigs(name string) []string {
+	js := func(stems ...string) []string {
+		var out []string
+		for _, s := range stems {
+			for _, ext := range []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"} {
+				out = append(out, s+ext)
+			}
+		}
+		return out
+	}
+	switch name {
+	case "eslint":
+		return append(js("eslint.config", ".eslintrc"), "package.json")
+	case "prettier":
+		return append(js("prettier.config", ".prettierrc"), "package.json")
+	case "jest":
+		return append(js("jest.config"), "package.json")
+	case "vitest":
+		return js("vitest.config", "vite.config")
+	case "stylelint":
+		return append(js("stylelint.config", ".stylelintrc"), "package.json")
+	case "pytest", "py.test":
+		return []string{"conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}
+	case "mypy", "dmypy":
+		return []string{"mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"}
+	case "pylint":
+		return []string{".pylintrc", "pylintrc", "pyproject.toml", "setup.cfg"}
+	case "rubocop":
+		return []string{".rubocop.yml"}
+	case "golangci-lint":
+		return []string{".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json"}
+	}
+	return nil
+}
+
 func (c *collector) command(argv []string, dir string, depth int) {
 	if len(argv) == 0 || depth > maxScriptDepth {
 		return
@@ -148,6 +188,9 @@ func (c *collector) command(argv []string, dir string, depth int) {
 	name := filepath.Base(argv[0])
 	base := versioned().ReplaceAllString(name, "$1")
 	args := argv[1:]
+	for _, f := range toolConfigs(name) {
+		c.file(filepath.Join(dir, f))
+	}
 	switch base {
 	case "env":
 		i := 0
@@ -164,6 +207,11 @@ func (c *collector) command(argv []string, dir string, depth int) {
 		c.command(args[skipOptions(args, "n"):], dir, depth+1)
 	case "python", "pypy":
 		c.python(args, dir)
+		if i := slices.Index(args, "-m"); i >= 0 && i+1 < len(args) {
+			for _, f := range toolConfigs(args[i+1]) { // python3 -m pytest
+				c.file(filepath.Join(dir, f))
+			}
+		}
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish":
 		for i, a := range args {
 			if a == "-c" && i+1 < len(args) {
@@ -190,6 +238,9 @@ func (c *collector) command(argv []string, dir string, depth int) {
 			pkg := args[i]
 			c.file(filepath.Join(dir, "node_modules", ".bin", pkg))
 			c.dir(filepath.Join(dir, "node_modules", pkg))
+			for _, f := range toolConfigs(pkg) {
+				c.file(filepath.Join(dir, f))
+			}
 		}
 	case "npm", "pnpm", "yarn":
 		c.packageScript(args, dir, depth)

@@ -69,6 +69,11 @@ func TestCommandFiles(t *testing.T) {
 		{argv: []string{"uv", "run", "python", "-m", "mylint"}, files: []string{"pyproject.toml", "uv.lock", "mylint.py"}},
 		{argv: []string{"bundle", "exec", "rubocop"}, files: []string{"Gemfile", "Gemfile.lock"}},
 		{argv: []string{"./hooks/guard", "--config=./guard.toml"}, files: []string{"hooks/guard", "guard.toml"}},
+		{argv: []string{"npx", "eslint", "{files}"}, files: []string{"eslint.config.js", "eslint.config.mjs", ".eslintrc.cjs"}},
+		{argv: []string{"python3", "-m", "pytest", "-q"}, files: []string{"conftest.py", "pytest.py"}, dirs: []string{"pytest"}},
+		{argv: []string{"golangci-lint", "run"}, files: []string{".golangci.yml", ".golangci.yaml"}},
+		{argv: []string{"rubocop", "{files}"}, files: []string{".rubocop.yml"}},
+		{argv: []string{"mypy", "."}, files: []string{"mypy.ini", "pyproject.toml"}},
 	}
 	for _, tt := range tests {
 		files, dirs := CommandFiles(tt.argv, root)
