@@ -36,8 +36,9 @@ var bashFixedEnv = []string{
 // The list: the user and the system (PATH, HOME, USER, LOGNAME, SHELL,
 // TMPDIR, the locale, TZ, the XDG directories, Windows' own), the build
 // tools' own (the go command's variables, CGO_*, the C toolchain and its
-// *FLAGS, pkg-config, Rust, Java, Python, Node, Ruby), git's author and
-// committer, proxies and CA certificates. Not on it: tokens and keys,
+// *FLAGS and paths, pkg-config, CMake, Rust, Java, Python, Node, Ruby,
+// .NET, Android, version managers), git's author and committer, proxies
+// and CA certificates. Not on it: tokens and keys,
 // SSH_AUTH_SOCK, DISPLAY, EDITOR, tackle's own TACKLE_* and OPENAI_*.
 var DefaultEnvAllow = []string{
 	// The user and the system.
@@ -52,12 +53,15 @@ var DefaultEnvAllow = []string{
 	"GOMEMLIMIT", "GOTRACEBACK", "GORACE", "GOCOVERDIR", "CGO_*",
 	// C and C++ toolchains, make, pkg-config.
 	"CC", "CXX", "CPP", "AR", "AS", "LD", "FC", "NM", "RANLIB", "STRIP", "*FLAGS", "PKG_CONFIG", "PKG_CONFIG_*", "MAKELEVEL",
+	"CPATH", "LIBRARY_PATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "CMAKE_*",
 	// Rust, Java, Python, Node, Ruby.
 	"CARGO_HOME", "CARGO_TARGET_DIR", "CARGO_BUILD_*", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
 	"JAVA_HOME", "JDK_HOME", "JAVA_OPTS", "MAVEN_HOME", "MAVEN_OPTS", "M2_HOME", "GRADLE_HOME", "GRADLE_USER_HOME", "GRADLE_OPTS",
 	"PYENV_*", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "PYTHONPATH", "PYTHONUSERBASE", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
 	"NVM_DIR", "NVM_BIN", "NVM_INC", "NODE_*", "PNPM_HOME", "BUN_INSTALL", "DENO_DIR", "VOLTA_HOME", "COREPACK_HOME",
 	"GEM_HOME", "GEM_PATH", "RBENV_ROOT", "RBENV_VERSION", "BUNDLE_PATH",
+	// .NET, Android, version managers.
+	"DOTNET_ROOT", "ANDROID_HOME", "ANDROID_SDK_ROOT", "ASDF_DIR", "ASDF_DATA_DIR", "SDKMAN_DIR",
 	// git's author and committer.
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 	// Network settings.
