@@ -15,7 +15,7 @@ import (
 // layers, never one of its own layer or above. Every package of the
 // module must be listed, so that a new one is placed on purpose.
 var importLayers = [][]string{
-	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest", "tools/atomicfile"}, // the shared vocabulary and helpers
+	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest", "tools/atomicfile", "tools/sandbox"}, // the shared vocabulary and helpers
 	{"tools"}, // the tools and the workspace boundary
 	{"hooks", "hooks/wire", "tools/mcp", "tools/mcp/mcptest"},                                              // the hook engine and the JSON forms of its inputs; MCP servers as tools
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
