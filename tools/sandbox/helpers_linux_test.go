@@ -217,7 +217,7 @@ var secrets = map[string]string{
 // newFixture makes a fixture under base (fixtureBase when empty); with
 // homeIsWorkspace the workspace is the home itself, so that the hidden
 // paths lie inside a writable root.
-func newFixture(t *testing.T, base string, homeIsWorkspace bool) *fixture {
+func newFixture(t testing.TB, base string, homeIsWorkspace bool) *fixture {
 	t.Helper()
 	if base == "" {
 		base = fixtureBase

@@ -306,10 +306,11 @@ static void join_namespaces(int user_fd, int net_fd) {
 	if (net_fd >= 0)
 		close(net_fd);
 	// A mount namespace made in a less privileged user namespace holds
-	// every mount as a slave of the parent's (nothing made here
-	// propagates out), so this is belt and braces, and it fails where /
-	// is not a mount point (some containers): that is tolerated.
-	mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
+	// every mount as a slave of the parent's, so nothing made here
+	// propagates out. Private also keeps the host's later mounts (a USB
+	// stick, writable) from propagating in. It fails where / is not a
+	// mount point (some containers): that is tolerated, being slaves.
+	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
 static int clone_tree(const char *path) {

@@ -3,10 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -56,25 +54,16 @@ func BenchmarkProbe(b *testing.B) {
 // then ends.
 func filterThread(t *testing.T, cmd *exec.Cmd, filter []unix.SockFilter) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if unix.Gettid() == unix.Getpid() {
-			done <- errors.New("on the main thread")
-			runtime.UnlockOSThread()
-			return
-		}
+	err := onSpareThread(func() error {
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			done <- err
-			return
+			return err
 		}
 		if err := installFilter(filter); err != nil {
-			done <- err
-			return
+			return err
 		}
-		done <- cmd.Start()
-	}()
-	if err := <-done; err != nil {
+		return cmd.Start()
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -125,8 +125,9 @@ func (p *Process) Level() Level { return p.level }
 
 // Changed lists the protected paths that changed since the command
 // started (call it after cmd.Wait): files written, created, removed,
-// renamed or whose mode changed under a protected path at LevelLandlock,
-// and protected paths that did not exist and now do, at either level.
+// renamed or whose mode changed under a protected path at LevelLandlock;
+// at either level, protected paths that did not exist and now do, and
+// those that are symbolic links (no mount can pin one) and were replaced.
 // Another process changing them at the same time shows too.
 func (p *Process) Changed() []string {
 	return p.before.changed(p.before.again())
@@ -156,7 +157,7 @@ type resolved struct {
 	Policy
 	writable  []string // the writable roots: workspace (unless read-only), Writable, TempDir
 	protected []string // existing protected paths
-	missing   []string // protected paths that do not exist
+	missing   []string // protected paths that do not exist, or are symbolic links (which no mount can pin)
 	hidden    []string // existing hidden paths, with the defaults
 	dir       string   // the command's working directory
 }
@@ -183,10 +184,16 @@ func resolvePolicy(p Policy, cmdDir string) (resolved, error) {
 		if !filepath.IsAbs(pp) {
 			return r, fmt.Errorf("protected path %q is not absolute", pp)
 		}
-		if rp, ok := resolveExisting(pp); ok {
-			r.protected = append(r.protected, rp)
+		// The path as named is protected: its directory's links are
+		// resolved, not its own (a link can be replaced by a file).
+		pp = filepath.Clean(pp)
+		if dir, ok := resolveExisting(filepath.Dir(pp)); ok {
+			pp = filepath.Join(dir, filepath.Base(pp))
+		}
+		if fi, err := os.Lstat(pp); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			r.protected = append(r.protected, pp)
 		} else {
-			r.missing = append(r.missing, filepath.Clean(pp))
+			r.missing = append(r.missing, pp)
 		}
 	}
 	for _, h := range append(slices.Clone(p.Hidden), defaultHidden()...) {
@@ -196,6 +203,7 @@ func resolvePolicy(p Policy, cmdDir string) (resolved, error) {
 	}
 	r.writable = compact(r.writable)
 	r.protected = compact(r.protected)
+	r.missing = compact(r.missing)
 	r.hidden = compact(r.hidden)
 	r.dir = cmdDir
 	if r.dir == "" {

@@ -12,7 +12,7 @@ import (
 // chmod, rename and link, and a process cannot set it back.
 type snapshot struct {
 	deep    []string // trees recorded whole
-	shallow []string // paths recorded as there or not
+	shallow []string // paths recorded themselves, or as missing
 	files   map[string]fileState
 }
 
@@ -37,8 +37,8 @@ func (s snapshot) again() snapshot {
 func (s snapshot) take() map[string]fileState {
 	files := map[string]fileState{}
 	for _, p := range s.shallow {
-		if _, err := lstat(p); err == nil {
-			files[p] = fileState{}
+		if st, err := lstat(p); err == nil {
+			files[p] = st
 		}
 	}
 	for _, root := range s.deep {

@@ -453,18 +453,25 @@ func startThread(cmd *exec.Cmd, rs *ruleset, filter []unix.SockFilter, env []str
 	if err := notDumpable(); err != nil {
 		return err
 	}
+	return onSpareThread(func() error { return restrictAndStart(cmd, rs, filter, env) })
+}
+
+// onSpareThread calls f on an OS thread of its own that is not the main
+// one, and that the runtime ends once f returns: what f does to the
+// thread (credentials, filters) stays with it.
+func onSpareThread(f func() error) error {
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		if unix.Gettid() != unix.Getpid() {
-			done <- restrictAndStart(cmd, rs, filter, env)
-			return // ends the thread
+			done <- f()
+			return // locked: ends the thread
 		}
-		// Hold the main thread so that another goroutine cannot get it.
+		// Hold the main thread so that the goroutine below cannot get it.
 		inner := make(chan error, 1)
 		go func() {
 			runtime.LockOSThread()
-			inner <- restrictAndStart(cmd, rs, filter, env)
+			inner <- f()
 		}()
 		done <- <-inner
 		runtime.UnlockOSThread()

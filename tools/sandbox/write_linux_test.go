@@ -162,6 +162,27 @@ func TestCommandMissingProtectedPathReported(t *testing.T) {
 	})
 }
 
+// A protected path that is a symbolic link cannot be a mount: its
+// replacement is reported at every level.
+func TestCommandProtectedLinkReplaced(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		link := filepath.Join(f.ws, ".mcp.json")
+		os.Remove(link)
+		if err := os.Symlink("README", link); err != nil {
+			t.Fatal(err)
+		}
+		r := f.mustRun(t, m, `cat .mcp.json`)
+		if c := r.proc.Changed(); len(c) > 0 {
+			t.Errorf("nothing changed, Changed says %q", c)
+		}
+		r = f.mustRun(t, m, `rm .mcp.json && echo '{"mcpServers":{}}' > .mcp.json`)
+		if c := r.proc.Changed(); !contains(c, link) {
+			t.Errorf("Changed says %q, want %s", c, link)
+		}
+	})
+}
+
 func TestCommandReadOnlyWorkspace(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		f := newFixture(t, "", false)
