@@ -335,3 +335,60 @@ func TestCommandReopensItsStandardStreams(t *testing.T) {
 		}
 	})
 }
+
+// A command whose controlling terminal is a terminal (a caller that does
+// not set Setsid) cannot type into it: the seccomp filter refuses TIOCSTI.
+// The same helper outside the sandbox can, or the test proves nothing.
+func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
+	if auditArch == 0 {
+		t.Skip("no seccomp filter for this architecture")
+	}
+	tiocsti := func(t *testing.T, start func(cmd *exec.Cmd) error) string {
+		t.Helper()
+		ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		defer ptmx.Close()
+		if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+			t.Fatal(err)
+		}
+		n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pts.Close()
+		var out bytes.Buffer
+		cmd := exec.Command(helperBin)
+		cmd.Env = []string{"SANDBOX_TEST_HELPER=tiocsti", "GORACE=atexit_sleep_ms=0"}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		return out.String()
+	}
+	if out := tiocsti(t, func(cmd *exec.Cmd) error { return cmd.Start() }); out != "typed\n" {
+		t.Fatalf("outside the sandbox, TIOCSTI: %q", out)
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		for _, network := range []bool{false, true} {
+			p := f.policy
+			p.Network = network
+			out := tiocsti(t, func(cmd *exec.Cmd) error {
+				cmd.Dir = f.ws
+				_, err := m.launch.start(cmd, p)
+				return err
+			})
+			if out != "error: operation not permitted\n" {
+				t.Errorf("network %v: TIOCSTI in the sandbox: %q", network, out)
+			}
+		}
+	})
+}

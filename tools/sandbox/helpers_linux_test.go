@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -128,6 +129,12 @@ func helper(action string, args []string) int {
 			return fail(err)
 		}
 		fmt.Println("attached")
+	case "tiocsti": // type a character into the terminal on stdin
+		c := byte('x')
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCSTI, uintptr(unsafe.Pointer(&c))); errno != 0 {
+			return fail(errno)
+		}
+		fmt.Println("typed")
 	case "probe": // the probe's report, and what Start makes of true
 		r := Probe()
 		cmd := exec.Command("true")

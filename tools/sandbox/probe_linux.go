@@ -98,7 +98,8 @@ func limits(level Level, abi int) []string {
 		l = append(l,
 			"protected paths inside writable roots can be written (Process.Changed reports it after the command)",
 			"directories on the way to a hidden path can be neither listed nor written directly",
-			"/tmp is not private (TMPDIR names the private temp dir; /tmp cannot be read or written)")
+			"/tmp is not private (TMPDIR names the private temp dir; /tmp cannot be read or written), and there is no /dev/shm",
+			"the mode and times of files outside the writable roots can be changed (Landlock does not control them)")
 		switch {
 		case auditArch == 0 && abi < 4:
 			l = append(l, "the network is not blocked")

@@ -12,6 +12,7 @@ const (
 	offNr   = 0  // the system call number
 	offArch = 4  // AUDIT_ARCH_*
 	offArg0 = 16 // the low 32 bits of the first argument (little endian)
+	offArg1 = 24 // of the second
 
 	retAllow = unix.SECCOMP_RET_ALLOW
 )
@@ -67,7 +68,7 @@ func assemble(prog []bpfInsn) []unix.SockFilter {
 	return out
 }
 
-// Address families a command may open sockets of, when the network is
+// Address families a command may open sockets of when the network is
 // off. At LevelFull the network namespace holds only a loopback, so IP
 // stays (a test's local server); unix sockets do not at either level:
 // a path names a socket outside any namespace (the Docker daemon's, the
@@ -78,13 +79,15 @@ var (
 	familiesLandlock = []uint32{unix.AF_NETLINK}
 )
 
-// socketFilter is the seccomp filter of a command without network: a
-// socket of another family than allowed fails with EACCES, io_uring
-// (whose operations do not pass through seccomp) is missing, and so is
-// every system call of another architecture's table (i386 and x32 ones
-// on amd64), which would get around the socket rule. nil where the
-// architecture has no filter.
-func socketFilter(allowed []uint32) []unix.SockFilter {
+// commandFilter is the seccomp filter of every sandboxed command: the
+// ioctls that type into a terminal (TIOCSTI) or read and write its screen
+// (TIOCLINUX) fail with EPERM, should a terminal reach the command; every
+// system call of another architecture's table (i386 and x32 ones on
+// amd64) is missing, as they would get around the rules. Without network
+// (families not nil) also a socket of another family than allowed fails
+// with EACCES, and io_uring, whose operations do not pass through
+// seccomp, is missing. nil where the architecture has no filter.
+func commandFilter(families []uint32) []unix.SockFilter {
 	if auditArch == 0 {
 		return nil
 	}
@@ -96,16 +99,28 @@ func socketFilter(allowed []uint32) []unix.SockFilter {
 	if x32Bit != 0 {
 		p = append(p, jge(x32Bit, "nosys", ""))
 	}
-	p = append(p,
-		jeq(unix.SYS_IO_URING_SETUP, "nosys", ""),
-		jeq(unix.SYS_SOCKET, "", "allow"),
-		ld(offArg0),
-	)
-	for _, f := range allowed {
-		p = append(p, jeq(f, "allow", ""))
+	p = append(p, jeq(unix.SYS_IOCTL, "ioctl", ""))
+	if families != nil {
+		p = append(p,
+			jeq(unix.SYS_IO_URING_SETUP, "nosys", ""),
+			jeq(unix.SYS_SOCKET, "socket", ""),
+		)
 	}
 	p = append(p,
-		ret(retErrno(unix.EACCES)),
+		ret(retAllow),
+		labelled("ioctl", ld(offArg1)),
+		jeq(unix.TIOCSTI, "eperm", ""),
+		jeq(unix.TIOCLINUX, "eperm", "allow"),
+		labelled("eperm", ret(retErrno(unix.EPERM))),
+	)
+	if families != nil {
+		p = append(p, labelled("socket", ld(offArg0)))
+		for _, f := range families {
+			p = append(p, jeq(f, "allow", ""))
+		}
+		p = append(p, ret(retErrno(unix.EACCES)))
+	}
+	p = append(p,
 		labelled("allow", ret(retAllow)),
 		labelled("nosys", ret(retErrno(unix.ENOSYS))),
 	)

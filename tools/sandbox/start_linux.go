@@ -132,18 +132,19 @@ func (l launch) start(cmd *exec.Cmd, p Policy) (*Process, error) {
 		env = os.Environ()
 	}
 	env = slices.Clone(env)
-	var filter []unix.SockFilter
-	if !r.Network {
-		filter = socketFilter(familiesLandlock)
-	}
+	var families []uint32 // nil: any
 	if l.level == LevelFull {
 		env = append(env, "TMPDIR=/tmp")
 		if !r.Network {
-			filter = socketFilter(familiesFull)
+			families = familiesFull
 		}
 	} else {
 		env = append(env, "TMPDIR="+r.TempDir)
+		if !r.Network {
+			families = familiesLandlock
+		}
 	}
+	filter := commandFilter(families)
 
 	if !l.launcher {
 		err = startThread(cmd, rs, filter, env)
