@@ -26,6 +26,7 @@
 //     server works, nothing outside is reachable), and no unix or other
 //     sockets but IP and netlink ones (a socket path reaches a daemon
 //     whatever the namespace, and Landlock does not control connecting);
+//   - no kernel keyrings (keyctl), whose secrets Landlock does not guard;
 //   - no way out: no_new_privs (setuid binaries gain nothing), no
 //     capability, as root too (securebits keep uid 0 from regaining them
 //     and are locked), no signals to or ptrace of processes outside the
@@ -79,8 +80,9 @@
 // mounts, restricts itself, drops its capabilities and execs the command
 // in place, so that the pid the caller holds is the command's. A failure
 // reaches Start through a status pipe, as ErrLaunch: the command never
-// runs unsandboxed. About 1.5 ms per command at LevelFull, 1 ms at
-// LevelLandlock (BenchmarkEcho).
+// runs unsandboxed. About 2 ms per command at LevelFull, 1.7 ms at
+// LevelLandlock (BenchmarkEcho, docs/benchmarks.md); the probe about 8 ms
+// once.
 //
 // A binary built without cgo has no launcher and reaches LevelLandlock:
 // Start restricts one locked OS thread (no_new_privs, the seccomp filter,

@@ -392,3 +392,22 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 		}
 	})
 }
+
+// The kernel's keyrings (the session's, the user's) are out of reach; the
+// helper reaches them outside the sandbox, or the test proves nothing.
+func TestCommandCannotUseKeyrings(t *testing.T) {
+	if auditArch == 0 {
+		t.Skip("no seccomp filter for this architecture")
+	}
+	out, err := exec.Command("env", "SANDBOX_TEST_HELPER=keyctl", "GORACE=atexit_sleep_ms=0", helperBin).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "keyring ") {
+		t.Skipf("no keyrings outside the sandbox either: %v %s", err, out)
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		r := f.run(t, m, `SANDBOX_TEST_HELPER=keyctl "$HELPER"`)
+		if r.out != "error: operation not permitted\n" {
+			t.Errorf("keyctl in the sandbox:\n%s", r)
+		}
+	})
+}

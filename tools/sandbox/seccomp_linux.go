@@ -81,7 +81,9 @@ var (
 
 // commandFilter is the seccomp filter of every sandboxed command: the
 // ioctls that type into a terminal (TIOCSTI) or read and write its screen
-// (TIOCLINUX) fail with EPERM, should a terminal reach the command; every
+// (TIOCLINUX) fail with EPERM, should a terminal reach the command; so do
+// the kernel's keyrings (keyctl, add_key, request_key: the session and
+// user keyrings hold secrets, and Landlock does not control them); every
 // system call of another architecture's table (i386 and x32 ones on
 // amd64) is missing, as they would get around the rules. Without network
 // (families not nil) also a socket of another family than allowed fails
@@ -99,7 +101,12 @@ func commandFilter(families []uint32) []unix.SockFilter {
 	if x32Bit != 0 {
 		p = append(p, jge(x32Bit, "nosys", ""))
 	}
-	p = append(p, jeq(unix.SYS_IOCTL, "ioctl", ""))
+	p = append(p,
+		jeq(unix.SYS_IOCTL, "ioctl", ""),
+		jeq(unix.SYS_KEYCTL, "eperm", ""),
+		jeq(unix.SYS_ADD_KEY, "eperm", ""),
+		jeq(unix.SYS_REQUEST_KEY, "eperm", ""),
+	)
 	if families != nil {
 		p = append(p,
 			jeq(unix.SYS_IO_URING_SETUP, "nosys", ""),
