@@ -222,7 +222,9 @@ func mounts(r resolved, abi int) []mountOp {
 	}
 	var candidates []root
 	for _, w := range r.writable {
-		if w != r.TempDir {
+		// The temp dir is /tmp; at its own path too only when it is the
+		// workspace or holds the working directory.
+		if w != r.TempDir || w == r.Workspace || within(r.dir, w) {
 			candidates = append(candidates, root{w, true})
 		}
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,6 +242,37 @@ func TestCommandWorkspaceUnderTmp(t *testing.T) {
 		}
 		if digest(t, f.ws) != before {
 			t.Errorf("the read-only workspace changed")
+		}
+	})
+}
+
+// The temp dir as the workspace, or as the working directory, is at its
+// own path too.
+func TestCommandRunsInTheTempDir(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, "sub")
+		os.Mkdir(sub, 0o755)
+		for _, c := range []struct {
+			p   Policy
+			dir string
+		}{
+			{Policy{Workspace: dir, TempDir: dir}, dir},
+			{Policy{Workspace: t.TempDir(), TempDir: dir}, sub},
+		} {
+			var out strings.Builder
+			cmd := exec.Command("bash", "-c", `pwd -P && echo x > f && cat f`)
+			cmd.Dir = c.dir
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if _, err := m.launch.start(cmd, c.p); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil || out.String() != c.dir+"\nx\n" {
+				t.Errorf("%+v in %s: %v\n%s", c.p, c.dir, err, out.String())
+			}
 		}
 	})
 }
