@@ -60,8 +60,11 @@
 // readable (only a PID namespace would hide them, and it would change the
 // pid and signals the caller relies on); a file also reachable by another
 // path (an existing hard link, another mount of the same file system) is
-// reachable there; the devices and kernel interfaces left readable are
-// the kernel's to guard.
+// reachable there; a descriptor the caller hands the command (standard
+// streams, ExtraFiles) is used as it is, and one of a directory reaches
+// the host's mounts, not the sandbox's read-only ones (Landlock still
+// applies); the devices and kernel interfaces left readable are the
+// kernel's to guard.
 //
 // # Mechanism
 //

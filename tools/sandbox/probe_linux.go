@@ -117,7 +117,7 @@ func limits(level Level, abi int) []string {
 		l = append(l, "truncating files outside the writable roots is not blocked (Landlock ABI < 3)")
 	}
 	if abi < 2 {
-		l = append(l, "files cannot be renamed or linked from one directory to another (Landlock ABI 1)")
+		l = append(l, "files cannot be renamed or linked from one directory to another (Landlock ABI 1; mv copies instead)")
 	}
 	l = append(l, "the command lines of other processes (/proc/PID/cmdline) can be read, as by any process")
 	return l
