@@ -129,7 +129,7 @@ func TestCommandCanReadOtherCommandLines(t *testing.T) {
 }
 
 func TestCommandPrivateTmp(t *testing.T) {
-	marker, err := os.CreateTemp("", "tackle-sandbox-host-marker-")
+	marker, err := os.CreateTemp(realTmp(), "tackle-sandbox-host-marker-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func TestCommandReadOnlyWorkspace(t *testing.T) {
 // the temp dir's rights.
 func TestCommandWorkspaceUnderTmp(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
-		f := newFixture(t, t.TempDir(), true)
+		f := newFixture(t, realTmp(), true)
 		// (At level landlock, a workspace holding hidden paths cannot be
 		// written at its top: see TestCommandHiddenPathsInTheWorkspace.)
 		r := f.mustRun(t, m, `pwd -P; echo x > sub/new && cat sub/new && cat notes.txt && echo t > "$TMPDIR/t"`)
@@ -250,10 +250,11 @@ func TestCommandWorkspaceUnderTmp(t *testing.T) {
 // own path too.
 func TestCommandRunsInTheTempDir(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
-		dir, err := filepath.EvalSymlinks(t.TempDir())
+		dir, err := os.MkdirTemp(realTmp(), "tackle-sandbox-test-")
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
 		sub := filepath.Join(dir, "sub")
 		os.Mkdir(sub, 0o755)
 		for _, c := range []struct {
