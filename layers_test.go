@@ -16,7 +16,7 @@ import (
 // module must be listed, so that a new one is placed on purpose.
 var importLayers = [][]string{
 	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest", "tools/atomicfile", "tools/sandbox"}, // the shared vocabulary and helpers
-	{"tools", "tools/sandbox/sandboxtest"}, // the tools and the workspace boundary; the sandbox's test helpers
+	{"tools", "tools/sandbox/sandboxtest"},                                                                 // the tools and the workspace boundary; the sandbox's test helpers
 	{"hooks", "hooks/wire", "tools/mcp", "tools/mcp/mcptest"},                                              // the hook engine and the JSON forms of its inputs; MCP servers as tools
 	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
 	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
