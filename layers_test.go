@@ -22,7 +22,8 @@ var importLayers = [][]string{
 	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
 	{"tui", "tui/headless"}, // the front ends
-	{".", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // commands
+	{"app", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // the application; benchmark commands
+	{"."}, // the tackle command: main.go hands app.Main the process's streams
 }
 
 const module = "github.com/tackle-dev/tackle"

@@ -1,0 +1,157 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tackle-dev/tackle/agent"
+	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tui"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// runInteractive runs the terminal UI (tui) on the terminal until the
+// user quits. Its agents' events reach the UI through a tui.Bridge.
+func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio Streams, res *resumed, atExit func(func())) error {
+	userThemes, err := themes.Load(themes.Dir(stdio.Env.get))
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", err)
+	}
+	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
+		if _, err := themes.Resolve(name, true, userThemes); err != nil {
+			return usagef("%s: %w", c.originOf("theme"), err)
+		}
+	}
+	bridge := tui.NewBridge()
+	if err := tui.CheckKeys(cfg.Keys); err != nil {
+		return usagef("config: %w", err)
+	}
+	for model, p := range cfg.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			return usagef("config: prices: %s: a price cannot be negative", model)
+		}
+	}
+	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
+	if err != nil {
+		return err
+	}
+	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
+	defer s.Close()
+
+	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.Env), sink: bridge.Send}
+	defer u.close(stdio.Err)
+	history, saveHistory := promptHistory(s.root, stdio)
+	opts := tui.Options{
+		NewAgent:     u.fresh,
+		Bridge:       bridge,
+		Policy:       s.policy,
+		Tools:        s.toolbox,
+		Checkpoints:  s.checkpoints,
+		Keys:         cfg.Keys,
+		About:        about(c, s, u),
+		Mentions:     tui.WorkspaceMentions{WS: s.ws, Refuse: s.refuseMention},
+		Prices:       prices(cfg),
+		Model:        c.Model,
+		Workdir:      s.root,
+		Theme:        c.Theme,
+		UserThemes:   userThemes,
+		Env:          stdio.Env,
+		Inline:       c.Inline,
+		History:      history,
+		SaveHistory:  saveHistory,
+		PickSession:  c.Resume.set && c.Resume.id == "",
+		ContextParts: s.contextParts,
+		ContextTools: s.toolsPart,
+	}
+	if u.store != nil {
+		opts.Sessions = u
+	}
+	if s.mcp != nil {
+		opts.MCP = s.mcp.set
+	}
+	if res != nil {
+		r, err := u.resume(res)
+		if err != nil {
+			return err
+		}
+		opts.Resumed = &r
+	} else {
+		opts.Agent = u.fresh()
+	}
+	err = tui.Run(ctx, opts, stdio.In, stdio.Out)
+	if ctx.Err() != nil {
+		return interruptedError{err}
+	}
+	return err
+}
+
+// promptHistory loads the workspace's earlier prompts and returns the
+// function that keeps new ones. Without a state directory the history
+// lasts for the session only.
+func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
+	dir, err := config.StateDir(stdio.Env.get)
+	if err != nil {
+		return nil, nil
+	}
+	h := sessions.Open(filepath.Join(dir, "sessions")).History(root)
+	prompts, err := h.Load(500)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", err)
+	}
+	return prompts, h.Append
+}
+
+// about is what the UI's welcome block and /status say of the session.
+func about(c cli, s *session, u *uiSessions) tui.About {
+	a := tui.About{Version: version, Endpoint: cmp.Or(c.BaseURL, agent.DefaultBaseURL)}
+	for _, p := range s.contextParts {
+		if f, ok := strings.CutPrefix(p.Name, "instructions "); ok {
+			a.Instructions = append(a.Instructions, f)
+		}
+	}
+	for ev := hooks.OnPromptSubmit; ev <= hooks.PreCompact; ev++ {
+		if names := s.hooks.Names(ev); len(names) > 0 {
+			a.Hooks = append(a.Hooks, ev.String()+": "+strings.Join(names, ", "))
+		}
+	}
+	a.Session = func() string {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if u.cur == nil {
+			return ""
+		}
+		return u.cur.id()
+	}
+	return a
+}
+
+// prices converts the config's prices per model for /cost.
+func prices(cfg config.Config) map[string]tui.Price {
+	out := make(map[string]tui.Price, len(cfg.Prices))
+	for model, p := range cfg.Prices {
+		out[model] = tui.Price{Input: p.Input, Output: p.Output}
+	}
+	return out
+}
+
+// refuseMention says why the UI may not attach the file rel to a message
+// (@path): a deny rule on reading it, or a protected file (secrets, .git,
+// tackle's config …), which the user pastes if the model should see it.
+func (s *session) refuseMention(rel string) string {
+	if !s.policy.ReadAllowed(rel) {
+		return "an approval rule denies reading it"
+	}
+	args, _ := json.Marshal(tools.WriteFileArgs{Path: rel})
+	if why := s.policy.Protected(chat.ToolCall{Name: tools.WriteFile, Arguments: string(args)}); why != "" {
+		return "it is a protected file; paste what the model should see instead"
+	}
+	return ""
+}

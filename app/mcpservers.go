@@ -1,0 +1,124 @@
+package app
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools/mcp"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// mcpServers is the session's MCP servers: the user config's and the
+// trusted .mcp.json's (the user's wins for a name both give), started in the
+// background by startMCP. Their state changes reach the session's event
+// sink as agent.MCPServerStatus, and failures as warnings too, until the
+// session is done with them (quiet).
+type mcpServers struct {
+	set *mcp.Set
+
+	mu    sync.Mutex
+	quiet bool
+}
+
+// mcpSpecs merges the configured servers: the user config's and the
+// project's .mcp.json's. For a name both give, the user's wins: the
+// user's rules (mcp__github__*) were written for the user's server, and a
+// repository must not get them for a server of its own by naming it the
+// same. The project servers left out are returned, sorted.
+func mcpSpecs(user, project map[string]mcp.Spec) (map[string]mcp.Spec, []string) {
+	out := maps.Clone(project)
+	if out == nil {
+		out = map[string]mcp.Spec{}
+	}
+	var shadowed []string
+	for name := range user {
+		if _, ok := project[name]; ok {
+			shadowed = append(shadowed, name)
+		}
+	}
+	maps.Copy(out, user)
+	slices.Sort(shadowed)
+	return out, shadowed
+}
+
+// startMCP starts the configured MCP servers in the background; their
+// tools join the session's toolbox when each is ready.
+func (s *session) startMCP(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+	if err := mcp.ValidateAll(cfg.MCPServers); err != nil {
+		return config.InFile(cfg.Path, fmt.Errorf("mcpServers: %w", err))
+	}
+	specs, shadowed := mcpSpecs(cfg.MCPServers, c.project.mcp)
+	for _, name := range shadowed {
+		emit(agent.Warning{Message: fmt.Sprintf("the project's .mcp.json names an MCP server %q, as your config does: yours is used (your approval rules were written for it)", name)})
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	m := &mcpServers{}
+	opts := mcp.Options{
+		Registry: s.toolbox, Workdir: s.root, Env: env, Version: version,
+		Report: func(st mcp.Status) { m.report(st, emit) },
+	}
+	if state, err := config.StateDir(env.get); err == nil {
+		opts.LogDir = filepath.Join(state, "mcp")
+	}
+	set, err := mcp.Start(specs, opts)
+	if err != nil {
+		return err
+	}
+	m.set = set
+	s.mcp = m
+	return nil
+}
+
+// report passes a server's new state on, and a failure as a warning.
+func (m *mcpServers) report(st mcp.Status, emit func(agent.Event)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.quiet {
+		return
+	}
+	emit(agent.MCPServerStatus{Server: st.Name, State: st.State.String(), Tools: len(st.Tools), Error: st.Err})
+	if st.State == mcp.Failed {
+		emit(agent.Warning{Message: fmt.Sprintf("MCP server %s failed: %s", st.Name, st.Err)})
+	}
+}
+
+// close shuts the servers down. Those that never became ready are
+// named in a warning (their tools were never offered); after it nothing
+// more is reported.
+func (m *mcpServers) close(emit func(agent.Event)) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	already := m.quiet
+	m.quiet = true
+	m.mu.Unlock()
+	if already {
+		return
+	}
+	var starting []string
+	for _, st := range m.set.Status() {
+		if st.State == mcp.Starting {
+			starting = append(starting, st.Name)
+		}
+	}
+	if len(starting) > 0 && emit != nil {
+		emit(agent.Warning{Message: fmt.Sprintf("MCP server %s never became ready: the model was not offered its tools", strings.Join(starting, ", "))})
+	}
+	m.set.Close()
+}
+
+// kill kills the stdio servers' process groups at once (a second
+// interrupt).
+func (m *mcpServers) kill() {
+	if m != nil {
+		m.set.Kill()
+	}
+}

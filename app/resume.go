@@ -1,0 +1,401 @@
+package app
+
+// Sessions: every run records into a session (agent/session) under the
+// state directory. -c and --resume ID go on with one, and --approve and
+// --deny answer the calls a saved pause waits for.
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/tackle-dev/tackle/agent"
+	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// resumeFlag is --resume [ID]: the ID is optional (without one the
+// interactive UI offers a list), so the flag takes the next argument only
+// when it is not a flag.
+type resumeFlag struct {
+	set bool
+	id  string
+}
+
+// Decode implements kong.MapperValue.
+func (r *resumeFlag) Decode(ctx *kong.DecodeContext) error {
+	r.set = true
+	if tok := ctx.Scan.Peek(); tok.IsValue() {
+		return ctx.Scan.PopValueInto("id", &r.id)
+	}
+	return nil
+}
+
+// sessionStore is the store under the state directory, or nil when there
+// is none (no HOME): sessions are then not kept.
+func sessionStore(env environ) *sessions.Store {
+	dir, err := config.StateDir(env.get)
+	if err != nil {
+		return nil
+	}
+	return sessions.Open(filepath.Join(dir, "sessions"))
+}
+
+// workspaceRoot is the workspace's real absolute path, as
+// tools.OpenWorkspace resolves it: sessions are kept by it.
+func workspaceRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usagef("workspace: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", usagef("workspace: %w", err)
+	}
+	return real, nil
+}
+
+// resumed is the session -c or --resume ID goes on with: locked for this
+// process, then loaded.
+type resumed struct {
+	w *sessions.Writer
+	l *sessions.Loaded
+	// taken: a recorder writes through w now and closes it.
+	taken bool
+}
+
+// pause is the paused run the session ended with, or nil.
+func (r *resumed) pause() *sessions.Record { return r.l.LastPause() }
+
+// close releases the session unless a recorder took it.
+func (r *resumed) close() {
+	if r != nil && !r.taken {
+		r.w.Close()
+	}
+}
+
+// openResumed opens the session -c or --resume ID names; nil when there is
+// none to open now (neither flag, or --resume without an ID, which the UI
+// asks for).
+func openResumed(c cli, env environ) (*resumed, error) {
+	if c.Continue && c.Resume.set {
+		return nil, usagef("-c/--continue and --resume name a session each: give one of them")
+	}
+	if !c.Continue && c.Resume.id == "" {
+		return nil, nil
+	}
+	store := sessionStore(env)
+	if store == nil {
+		return nil, usagef("no state directory to find sessions in (set HOME or XDG_STATE_HOME)")
+	}
+	root, err := workspaceRoot(c.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Continue {
+		info, err := store.Find(root, c.Resume.id)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return reopen(store, info.Path)
+	}
+	info, ok, err := store.Latest(root)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, usagef("no session to continue in %s yet", root)
+	}
+	return reopen(store, info.Path)
+}
+
+// reopen locks and loads the session file at path.
+func reopen(store *sessions.Store, path string) (*resumed, error) {
+	w, l, err := store.Reopen(path)
+	if errors.Is(err, sessions.ErrInUse) {
+		return nil, fmt.Errorf("%w: quit that tackle first, or start a new session", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &resumed{w: w, l: l}, nil
+}
+
+// Who answered a call of a saved pause, as the session records it.
+const (
+	byApprove = "--approve"
+	byDeny    = "--deny"
+)
+
+// takeAnswers reads --approve and --deny CALL_ID [--reason TEXT] as the
+// answers to the pause res ended with, into c.answers. A --deny value that
+// names no pending call (nor "all") stays a deny rule. Every pending
+// call must be answered; an answer to a call that does not wait is an
+// error.
+func (c *cli) takeAnswers(kctx *kong.Context, res *resumed) error {
+	var pause *sessions.Record
+	if res != nil {
+		pause = res.pause()
+	}
+	pending := map[string]bool{}
+	if pause != nil {
+		for _, p := range pause.Pending {
+			pending[p.Call.ID] = true
+		}
+	}
+	isAnswer := func(v string) bool { return pause != nil && (v == "all" || pending[v]) }
+	denies, rules, err := c.denyAnswers(kctx, isAnswer)
+	if err != nil {
+		return err
+	}
+	if len(c.Approve) == 0 && len(denies) == 0 {
+		return nil
+	}
+	switch {
+	case res == nil:
+		return usagef("--approve and --deny CALL_ID answer a saved pause: name its session with --resume ID")
+	case pause == nil:
+		return usagef("--approve: session %s is not paused: nothing waits for an answer", res.l.Header.ID)
+	case c.Prompt != "":
+		return usagef("--approve and --deny resume the paused run; send a new prompt afterwards (tackle -c -p ...)")
+	}
+	c.Deny = rules
+	if pause.Paused == nil {
+		return usagef("session %s: its pause record does not say where the run stopped: it cannot go on", res.l.Header.ID)
+	}
+	if pause.Paused.TurnEnd != nil {
+		if len(denies) > 0 || !slices.Equal(c.Approve, []string{"all"}) {
+			return usagef("session %s paused at turn end (%s): --approve all goes on; there is no call to answer", res.l.Header.ID, pause.Paused.TurnEnd.Reason)
+		}
+		c.answers = &pauseAnswers{}
+		return nil
+	}
+	decisions, err := decisionsFor(pause.Pending, c.Approve, denies)
+	if err != nil {
+		return usageError{fmt.Errorf("session %s: %w", res.l.Header.ID, err)}
+	}
+	c.answers = &pauseAnswers{decisions: decisions}
+	return nil
+}
+
+// pauseAnswers are the answers to a saved pause: nil decisions go on
+// after a pause at turn end.
+type pauseAnswers struct {
+	decisions []agent.Decision
+}
+
+// denyAnswer is one --deny CALL_ID and the --reason that follows it.
+type denyAnswer struct{ id, reason string }
+
+// denyAnswers splits the --deny values into answers (isAnswer) and rules,
+// pairing each --reason with the --deny before it on the command line.
+func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]denyAnswer, []string, error) {
+	var answers []denyAnswer
+	var rules []string
+	var lastDeny *denyAnswer // the --deny just before, when it answers a call
+	di, ri := 0, 0
+	for _, p := range kctx.Path {
+		if p.Flag == nil || p.Resolved {
+			continue
+		}
+		switch p.Flag.Name {
+		case "deny":
+			lastDeny = nil
+			v := c.Deny[di]
+			di++
+			if !isAnswer(v) {
+				rules = append(rules, v)
+				continue
+			}
+			answers = append(answers, denyAnswer{id: v})
+			lastDeny = &answers[len(answers)-1]
+		case "reason":
+			r := c.Reason[ri]
+			ri++
+			if lastDeny == nil {
+				return nil, nil, usagef("--reason %q: it explains the --deny CALL_ID just before it (of a paused session's call)", r)
+			}
+			lastDeny.reason, lastDeny = r, nil
+		default:
+			lastDeny = nil
+		}
+	}
+	return answers, rules, nil
+}
+
+// decisionsFor answers every pending call from the --approve and --deny
+// values: a call named wins over "all"; an unknown or unanswered call, or
+// one answered twice, is an error that names it.
+func decisionsFor(pending []agent.PendingCall, approve []string, denies []denyAnswer) ([]agent.Decision, error) {
+	byID := map[string]agent.Decision{}
+	var all *agent.Decision
+	set := func(id string, d agent.Decision) error {
+		if id == "all" {
+			if all != nil {
+				return errors.New("all is answered twice")
+			}
+			all = &d
+			return nil
+		}
+		if _, dup := byID[id]; dup {
+			return fmt.Errorf("call %s is answered twice", id)
+		}
+		byID[id] = d
+		return nil
+	}
+	known := map[string]bool{"all": true}
+	for _, p := range pending {
+		known[p.Call.ID] = true
+	}
+	for _, id := range approve {
+		if !known[id] {
+			return nil, fmt.Errorf("--approve %s: no such pending call (pending: %s)", id, pendingList(pending))
+		}
+		if err := set(id, agent.Decision{Verdict: agent.Approve, By: byApprove}); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range denies {
+		if err := set(d.id, agent.Decision{Verdict: agent.Deny, Reason: d.reason, By: byDeny}); err != nil {
+			return nil, err
+		}
+	}
+	var out []agent.Decision
+	var missing []string
+	for _, p := range pending {
+		d, ok := byID[p.Call.ID]
+		if !ok && all != nil {
+			d, ok = *all, true
+		}
+		if !ok {
+			missing = append(missing, p.Call.ID+" ("+p.Call.Name+")")
+			continue
+		}
+		d.CallID = p.Call.ID
+		out = append(out, d)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no answer for %s: answer every pending call with --approve CALL_ID|all or --deny CALL_ID", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+func pendingList(pending []agent.PendingCall) string {
+	ids := make([]string, len(pending))
+	for i, p := range pending {
+		ids[i] = p.Call.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// conversation is the session a run records into and where its Worker
+// starts: a new session, or a continued one.
+type conversation struct {
+	rec *sessions.Recorder // nil without a state directory
+	// history is the continued conversation (nil for a new one), made
+	// whole when its process died during a tool call.
+	history []chat.Message
+	// pause is the paused run the continued session ended with, if any.
+	pause *sessions.Record
+	model string
+	// records are the continued session's, for the UI's transcript.
+	records  []sessions.Record
+	warnings []string // problems loading the continued session's file
+}
+
+// id is the session's id, "" while nothing was recorded.
+func (cv *conversation) id() string {
+	if cv.rec == nil {
+		return ""
+	}
+	return cv.rec.ID()
+}
+
+// close writes what is left and releases the session file.
+func (cv *conversation) close() error {
+	if cv.rec == nil {
+		return nil
+	}
+	return cv.rec.Close()
+}
+
+// newConversation starts a new session in store (none when store is nil).
+func (s *session) newConversation(c cli, store *sessions.Store, warn func(error)) *conversation {
+	cv := &conversation{model: c.Model}
+	if store != nil {
+		cv.rec = store.Recorder(sessions.Header{Tackle: version, Workspace: s.root, Model: c.Model}, warn)
+		cv.rec.SetRedact(s.redactor.Redact)
+	}
+	return cv
+}
+
+// continueConversation goes on with the session res: its conversation,
+// its model (unless --model was given), and a result for each call its
+// process died before answering.
+func (s *session) continueConversation(c cli, res *resumed, warn func(error)) *conversation {
+	res.taken = true
+	cv := &conversation{
+		rec:      sessions.NewRecorder(res.w, warn),
+		history:  res.l.Messages(),
+		pause:    res.pause(),
+		model:    res.l.Model(),
+		records:  res.l.Records,
+		warnings: res.l.Warnings,
+	}
+	cv.rec.SetRedact(s.redactor.Redact)
+	if c.fromFlag("model") && c.Model != cv.model {
+		cv.model = c.Model
+		cv.add(sessions.Record{Kind: sessions.KindModel, Model: c.Model})
+	}
+	if cv.pause == nil {
+		for _, m := range sessions.CloseOpenCalls(cv.history) {
+			cv.history = append(cv.history, m.Message)
+			cv.add(sessions.Record{Kind: sessions.KindMessage, Message: &m.Message, Status: m.Status})
+		}
+	}
+	return cv
+}
+
+// add records r, which the transcript shows too.
+func (cv *conversation) add(r sessions.Record) {
+	cv.rec.Append(r)
+	cv.records = append(cv.records, r)
+}
+
+// restore puts w in the paused state of cv's pause.
+func (cv *conversation) restore(w *agent.Worker) (agent.Outcome, error) {
+	out, err := w.Restore(*cv.pause.Paused)
+	if err != nil {
+		return out, fmt.Errorf("session %s cannot go on where it paused: %w", cv.id(), err)
+	}
+	return out, nil
+}
+
+// pausedCalls is an error for a new prompt sent to a session that waits
+// for answers to its calls; nil when it does not.
+func (cv *conversation) pausedCalls() error {
+	if cv.pause == nil || len(cv.pause.Pending) == 0 {
+		return nil
+	}
+	id := cv.id()
+	return usagef("session %s is paused: %s for an answer (%s). Answer with tackle --resume %s --approve CALL_ID|all or --deny CALL_ID [--reason TEXT]",
+		id, plural(len(cv.pause.Pending), "1 call waits", fmt.Sprintf("%d calls wait", len(cv.pause.Pending))), pendingList(cv.pause.Pending), id)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// fromFlag reports whether the command line set the setting.
+func (c *cli) fromFlag(flag string) bool {
+	o, ok := c.origins[flag]
+	return ok && o.env == "" && o.file == "" && !o.dflt
+}

@@ -1,0 +1,285 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/project"
+	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/checks"
+	"github.com/tackle-dev/tackle/hooks/command"
+	"github.com/tackle-dev/tackle/hooks/process"
+	"github.com/tackle-dev/tackle/hooks/redact"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tui"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// session is everything a run is wired from, piped or interactive: the
+// workspace and its tools, the approval policy and the hook registry.
+type session struct {
+	root    string
+	ws      *tools.Workspace
+	toolbox *tools.Registry
+	// checkpoints records what each turn's file tools changed, for the
+	// UI's /undo and /diff.
+	checkpoints *tools.Checkpoints
+	policy      *approval.Policy
+	hooks       *hooks.Registry
+	claude      *claudeHooks // nil without Claude Code hooks
+	client      agent.Client
+	// redactor removes secrets from tool results and session records.
+	redactor *redact.Redactor
+	journal  *tools.TempJournal // nil without a state directory
+	servers  *process.Set       // the hook servers; nil when none is configured
+	mcp      *mcpServers        // the MCP servers; nil when none is configured
+	system   string             // the system prompt: tackle's, the project's instructions, the environment
+	// contextParts are the system prompt's parts, for /context (the
+	// tool definitions, which change, are toolsPart).
+	contextParts []tui.ContextPart
+	compaction   compaction
+}
+
+// newSession opens the workspace and registers the built-in and configured
+// hooks. Progress of the turn-end checks goes to emit, the same sink as
+// the Worker's events. The caller closes the session.
+func newSession(ctx context.Context, c cli, cfg config.Config, stdio Streams, emit func(agent.Event)) (*session, error) {
+	root, err := filepath.Abs(c.Workspace)
+	if err != nil {
+		return nil, usagef("workspace: %w", err)
+	}
+	ws, err := tools.OpenWorkspace(root)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
+	// A deny rule on reading a file also hides it from a grep of a directory.
+	s.toolbox = tools.NewRegistry(ws,
+		tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }),
+		tools.WithEnv(stdio.Env), tools.WithCheckpoints(s.checkpoints))
+	if state, err := config.StateDir(stdio.Env.get); err == nil {
+		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
+		ws.UseTempJournal(s.journal)
+		cleanStaleTemps(s.journal.Dir(), emit)
+	}
+	s.client = agent.NewOpenAI(agent.OpenAIConfig{
+		APIKey: c.apiKey, BaseURL: c.BaseURL,
+		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
+		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
+		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
+	})
+	s.compaction = newCompaction(c, cfg, stdio.Env)
+
+	s.system, s.contextParts = systemPrompt(s.root, stdio.Env)
+
+	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
+		approval.WithPermissions(c.perms),
+		approval.WithWorkspace(s.root),
+		approval.WithProtection(c.project.protect(protection(cfg, s.root, stdio.Env.get, c.NoProtect), cfg, s.root, stdio.Env)),
+	)
+	s.hooks.PreToolCall(s.policy.Hook())
+	if err := s.registerHooks(ctx, c, cfg, stdio.Env, emit); err != nil {
+		s.Close()
+		return nil, usageError{config.InFile(cfg.Path, err)}
+	}
+	return s, nil
+}
+
+// registerHooks registers the redaction of secrets (env's, and the API
+// key), the config's command hooks, the Claude Code hooks, its hook
+// servers and the turn-end checks. Their base environment is env.
+func (s *session) registerHooks(ctx context.Context, c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
+	if c.RecordHooks != "" {
+		if err := recordHooks(s.hooks, c.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
+			return err
+		}
+	}
+	r, err := redact.New(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
+	if err != nil {
+		return err
+	}
+	s.redactor = r
+	s.hooks.PostToolCall(r.Hook())
+	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return err
+	}
+	if err := command.RegisterAll(s.hooks, c.project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return config.InFile(c.project.cfg.Path, err)
+	}
+	if err := s.registerClaudeHooks(c, cfg, env, emit); err != nil {
+		return err
+	}
+	if err := s.startServers(ctx, cfg.HookServers, env, emit); err != nil {
+		return err
+	}
+	emit = s.observe(emit) // the checks' and MCP servers' news reach observers too
+	if err := s.startMCP(c, cfg, env, emit); err != nil {
+		return err
+	}
+	if c.checks == nil {
+		return nil
+	}
+	ccfg := *c.checks
+	ccfg.Workspace, ccfg.Tools, ccfg.Env = s.root, s.toolbox, env
+	ccfg.Report = func(e checks.Event) { emit(checkEvent(e)) }
+	_, err = checks.Register(s.hooks, ccfg)
+	return err
+}
+
+// startServers starts the hook servers, registers their hooks and
+// reports what goes wrong with them while they run to emit. Their stderr
+// goes to the state directory's hooks/NAME.log.
+func (s *session) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
+	if len(specs) == 0 {
+		return nil
+	}
+	opts := process.Options{
+		Workdir: s.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
+		Warn: func(msg string) { emit(agent.Warning{Message: msg}) },
+	}
+	if state, err := config.StateDir(env.get); err == nil {
+		opts.LogDir = filepath.Join(state, "hooks")
+	}
+	set, err := process.Start(ctx, specs, opts)
+	if err != nil {
+		return err
+	}
+	s.servers = set
+	return set.Register(s.hooks)
+}
+
+// observe returns onEvent, which also sends each event to the hook
+// servers that observe its type.
+func (s *session) observe(onEvent func(agent.Event)) func(agent.Event) {
+	if len(s.servers.Servers()) == 0 {
+		return onEvent
+	}
+	return func(e agent.Event) {
+		onEvent(e)
+		s.servers.Observe(e.EventType(), func() ([]byte, error) { return agent.MarshalEvent(e) })
+	}
+}
+
+// toolsPart is the tool definitions as the next request sends them, for
+// /context.
+func (s *session) toolsPart() tui.ContextPart {
+	specs := s.toolbox.Specs()
+	b, _ := json.Marshal(specs)
+	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
+}
+
+// kill kills the hook servers' and the MCP servers' processes at once,
+// for a process about to exit.
+func (s *session) kill() {
+	s.servers.Kill()
+	s.mcp.kill()
+}
+
+func (s *session) Close() error {
+	s.claude.close()
+	s.mcp.close(nil)
+	s.servers.Close()
+	if s.journal != nil {
+		s.journal.Close()
+	}
+	return s.ws.Close()
+}
+
+// cleanStaleTemps removes the temporary files that tackles killed
+// mid-write left behind, and says so.
+func cleanStaleTemps(dir string, emit func(agent.Event)) {
+	stale, err := tools.CleanStaleTemps(dir)
+	if err != nil {
+		emit(agent.Warning{Message: err.Error()})
+	}
+	for _, st := range stale {
+		msg := fmt.Sprintf("removed %s (%d bytes), a temporary file left by a tackle that was killed mid-write", st.Path, st.Size)
+		if st.Err != nil {
+			msg = fmt.Sprintf("could not remove %s, a temporary file left by a tackle that was killed mid-write: %v", st.Path, st.Err)
+		}
+		emit(agent.Warning{Message: msg})
+	}
+}
+
+// systemPrompt is tackle's system prompt for the workspace with the
+// project's instruction files (AGENTS.md, CLAUDE.md) and the environment
+// (OS, shell, date, git status, Go version) added, and its parts for
+// /context.
+func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
+	base := agent.SystemPrompt(root)
+	parts := []tui.ContextPart{{Name: "tackle's instructions", Text: base}}
+	o := project.Options{Workspace: root, Env: env, Now: time.Now}
+	if p, err := config.UserPath(env.get); err == nil {
+		o.UserDir = filepath.Dir(p)
+	}
+	pc, err := project.Gather(context.Background(), o)
+	if err != nil {
+		return base, parts
+	}
+	for _, f := range pc.Instructions {
+		parts = append(parts, tui.ContextPart{Name: "instructions " + f.Path, Text: f.Content})
+	}
+	parts = append(parts, tui.ContextPart{Name: "environment (OS, date, git status …)", Text: pc.Environment})
+	return base + "\n\n" + pc.Prompt(), parts
+}
+
+// worker returns a Worker for this session that goes on with cv's
+// conversation, records into cv's session and sends its events to
+// onEvent.
+func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	onEvent = s.observe(onEvent) // hook servers observe every event
+	cfg := agent.Config{
+		Client:           s.client,
+		Model:            cv.model,
+		ReasoningEffort:  c.Effort,
+		System:           s.system,
+		History:          cv.history,
+		Tools:            s.toolbox,
+		Hooks:            s.hooks,
+		MaxRequests:      c.MaxRequests,
+		MaxParallel:      c.MaxParallel,
+		RetryBudget:      retryBudget(c.MaxRetries),
+		OnEvent:          onEvent,
+		OnApproveAlways:  s.policy.Remember,
+		ContextWindow:    s.compaction.window,
+		CompactThreshold: s.compaction.threshold,
+		KeepTurns:        s.compaction.keepTurns,
+	}
+	if rec := cv.rec; rec != nil {
+		cfg.OnMessage = rec.Message
+		cfg.OnEvent = func(e agent.Event) {
+			rec.Event(e)
+			onEvent(e)
+		}
+	}
+	s.claude.wrap(&cfg, cv)
+	return agent.New(cfg)
+}
+
+// retryBudget is the Worker's RetryBudget for --max-retries n: 0 means
+// no rounds, where the Worker's zero means its default.
+func retryBudget(n int) int {
+	if n == 0 {
+		return hooks.NoRetries
+	}
+	return n
+}
+
+// checkEvent turns a progress report of the turn-end checks into the
+// agent's event of the same shape.
+func checkEvent(e checks.Event) agent.Event {
+	switch e := e.(type) {
+	case checks.Started:
+		return agent.CheckStarted(e)
+	case checks.Finished:
+		return agent.CheckFinished(e)
+	case checks.Warning:
+		return agent.Warning(e)
+	}
+	return agent.Warning{Message: fmt.Sprintf("checks: unknown event %T", e)}
+}

@@ -1,0 +1,375 @@
+package app
+
+// Settings: flags > environment > config file > defaults (the layers),
+// merged and then validated once, here (resolveSettings), with errors
+// that name where each bad value came from.
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/checks"
+	"github.com/tackle-dev/tackle/hooks/process"
+	"github.com/tackle-dev/tackle/tui/config"
+)
+
+// setting is one flag whose value a config file may give too (in the
+// field named like the flag, with _ for -), with the check of its value.
+type setting struct {
+	flag string
+	// fromFile sets the value from the config file f and reports whether
+	// f has one.
+	fromFile func(f *config.Config) bool
+	// check validates the value as it stands; it returns the problem as
+	// "got X; want Y".
+	check func() error
+}
+
+// settings lists the flags that are validated here, and those whose value
+// a config file can give. Adding a setting is one line, e.g.
+//
+//	fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "")),
+//
+// and a flag no file can set passes nil as its file value.
+func (c *cli) settings() []setting {
+	return []setting{
+		fileSetting("model", &c.Model, func(f *config.Config) *string { return ifSet(f.Model) }, wantNonEmpty("a model name as the endpoint knows it")),
+		fileSetting("base-url", &c.BaseURL, func(f *config.Config) *string { return ifSet(f.BaseURL) }, nil),
+		fileSetting("mode", &c.Mode, func(f *config.Config) *string { return ifSet(f.Mode) }, wantMode),
+		fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "a run makes at least one model request")),
+		fileSetting("max-parallel-tools", &c.MaxParallel, func(f *config.Config) *int { return f.MaxParallelTools }, atLeast(1, "1 runs the calls of a reply one after another")),
+		fileSetting("max-retries", &c.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
+		fileSetting("first-token-timeout", &c.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
+		fileSetting("stream-idle-timeout", &c.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
+		fileSetting("reasoning-effort", &c.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
+		fileSetting("theme", &c.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, nil),
+		fileSetting("on-pause", &c.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
+	}
+}
+
+// fileSetting is a setting of type T: file returns a config file's value
+// (nil when the file does not set it), or file is nil when no file can;
+// check, if not nil, validates the value.
+func fileSetting[T any](flag string, dst *T, file func(*config.Config) *T, check func(T) error) setting {
+	s := setting{flag: flag, fromFile: func(f *config.Config) bool {
+		if file == nil {
+			return false
+		}
+		v := file(f)
+		if v == nil {
+			return false
+		}
+		*dst = *v
+		return true
+	}}
+	if check != nil {
+		s.check = func() error {
+			if err := check(*dst); err != nil {
+				if v, ok := any(*dst).(string); ok {
+					return fmt.Errorf("got %q; %w", v, err)
+				}
+				return fmt.Errorf("got %v; %w", *dst, err)
+			}
+			return nil
+		}
+	}
+	return s
+}
+
+// ifSet is a config file's value for fileSetting: nil when it is the
+// zero value, which the file uses for "not set" (numbers whose 0 means
+// something are pointers in config.Config and are passed as they are).
+func ifSet[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
+
+func atLeast(n int, why string) func(int) error {
+	return func(v int) error {
+		if v >= n {
+			return nil
+		}
+		if why == "" {
+			return fmt.Errorf("want %d or more", n)
+		}
+		return fmt.Errorf("want %d or more (%s)", n, why)
+	}
+}
+
+func positive(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("want a duration of more than 0, e.g. 90s or 5m")
+	}
+	return nil
+}
+
+func wantNonEmpty(what string) func(string) error {
+	return func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("want %s", what)
+		}
+		return nil
+	}
+}
+
+func wantOneOf(values ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(values, v) {
+			return fmt.Errorf("want %s", strings.Join(values, " or "))
+		}
+		return nil
+	}
+}
+
+func wantEffort(v string) error {
+	if v != "" && !slices.Contains(agent.ReasoningEfforts, v) {
+		return fmt.Errorf("want %s", strings.Join(agent.ReasoningEfforts, ", "))
+	}
+	return nil
+}
+
+func wantMode(v string) error {
+	if _, err := approval.ParseMode(v); err != nil {
+		return fmt.Errorf("want default, accept-edits, yolo or plan")
+	}
+	return nil
+}
+
+// origin is where a setting's value came from.
+type origin struct {
+	flag string // the flag, "--max-requests"
+	env  string // the environment variable it came from, if so
+	file string // the config file it came from, if so
+	dflt bool   // the built-in default
+}
+
+// String names the origin the way an error message starts:
+// "--max-requests", "TACKLE_MAX_REQUESTS", "config FILE: field
+// max_requests".
+func (o origin) String() string {
+	switch {
+	case o.env != "":
+		return o.env
+	case o.file != "":
+		return fmt.Sprintf("config %s: field %s", o.file, fieldName(o.flag))
+	case o.dflt:
+		return "the default of " + o.flag
+	}
+	return o.flag
+}
+
+// fieldName is the config file's field for a flag.
+func fieldName(flag string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
+}
+
+// A layer is one source of settings: it reports whether it gives setting
+// s a value, and names where from. Kong has set the values of flags and
+// environment variables while parsing; a config file's layer sets its
+// value itself.
+type layer func(s setting) (origin, bool)
+
+// layers are the sources of settings, highest precedence first: a setting
+// takes its value from the first layer that has one. The project's
+// config file (when there is a trusted one) comes between the
+// environment and the user's file.
+func layers(kctx *kong.Context, env environ, user, project config.Config) []layer {
+	return []layer{
+		fromFlags(kctx),
+		fromEnv(kctx, env),
+		fromFile(project),
+		fromFile(user),
+		fromDefault,
+	}
+}
+
+// fromFlags is the command line.
+func fromFlags(kctx *kong.Context) layer {
+	set := map[string]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && !p.Resolved {
+			set[p.Flag.Name] = true
+		}
+	}
+	return func(s setting) (origin, bool) {
+		return origin{flag: "--" + s.flag}, set[s.flag]
+	}
+}
+
+// fromEnv is the environment: the flags envResolver (the only resolver)
+// gave a value, from the first of their variables set in env.
+func fromEnv(kctx *kong.Context, env environ) layer {
+	vars := map[string]string{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Resolved {
+			vars[p.Flag.Name], _, _ = env.first(p.Flag.Envs)
+		}
+	}
+	return func(s setting) (origin, bool) {
+		v, ok := vars[s.flag]
+		return origin{flag: "--" + s.flag, env: v}, ok
+	}
+}
+
+// fromFile is a config file.
+func fromFile(f config.Config) layer {
+	return func(s setting) (origin, bool) {
+		return origin{flag: "--" + s.flag, file: f.Path}, s.fromFile(&f)
+	}
+}
+
+// fromDefault is the flag's default, set by kong.
+func fromDefault(s setting) (origin, bool) {
+	return origin{flag: "--" + s.flag, dflt: true}, true
+}
+
+// resolveSettings is the one step that merges and validates the settings.
+// It fills in c, from the config file, the settings neither a flag nor
+// the environment set (see layers), and records where each value came
+// from (c.origins); it validates each setting, the allow and deny rules
+// (c.perms), the redaction and turn-end check settings (c.checks) and the
+// API key (c.apiKey). Each error names the flag, the environment variable
+// or the file and field of the bad value; all of them are reported, as one
+// usageError.
+//
+// Two checks need more than the settings and are made where that is at
+// hand: a command hook's program is looked up when the session registers
+// the hooks (it may be a path in the workspace), and a theme name is
+// checked against the user's themes when the interactive UI loads them.
+// A hook server's program is looked up here, from the workspace.
+func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ) error {
+	errs := c.merge(layers(kctx, env, cfg, c.project.cfg))
+	perms, err := permissions(cfg, c.Allow, c.Deny)
+	errs = append(errs, err)
+	projectPerms, err := permissions(c.project.cfg, nil, nil)
+	errs = append(errs, err)
+	c.perms = append(perms, projectPerms...)
+	if err := cfg.Redact.Validate(); err != nil {
+		errs = append(errs, config.InFile(cfg.Path, err))
+	}
+	c.checks, err = checkSettings(cfg, c.NoAutoformat)
+	errs = append(errs, err)
+	errs = append(errs, checkHookServers(cfg, c.Workspace, env))
+	c.apiKey = env.get("OPENAI_API_KEY")
+	if c.apiKey == "" && c.BaseURL == "" {
+		errs = append(errs, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// merge sets each setting from the first of ls that has a value, records
+// where it came from in c.origins, and returns the settings' problems.
+func (c *cli) merge(ls []layer) []error {
+	c.origins = map[string]origin{}
+	var errs []error
+	for _, s := range c.settings() {
+		for _, l := range ls {
+			if o, ok := l(s); ok {
+				c.origins[s.flag] = o
+				break
+			}
+		}
+		if s.check == nil {
+			continue
+		}
+		if err := s.check(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.origins[s.flag], err))
+		}
+	}
+	return errs
+}
+
+// checkSettings are the turn-end checks' settings from the config file,
+// with --no-autoformat; nil when the file turns the checks off.
+func checkSettings(cfg config.Config, noAutoformat bool) (*checks.Config, error) {
+	if !cfg.Checks.On() {
+		return nil, nil
+	}
+	var cc checks.Config
+	if err := cfg.Checks.Apply(&cc); err != nil {
+		return nil, config.InFile(cfg.Path, err)
+	}
+	cc.NoAutoformat = cc.NoAutoformat || noAutoformat
+	return &cc, nil
+}
+
+// checkHookServers validates the config's hook servers as they will be
+// started (their programs are looked up from the workspace, where they
+// run), and that a server that may approve calls comes before the
+// approval policy.
+func checkHookServers(cfg config.Config, workspace string, env environ) error {
+	root, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil // the session reports a bad workspace
+	}
+	var errs []error
+	errs = append(errs, process.Check(cfg.HookServers, process.Options{Workdir: root, Env: env}))
+	for i, s := range cfg.HookServers {
+		if s.Approve && s.Priority >= approval.HookPriority {
+			errs = append(errs, fmt.Errorf(`hook_servers[%d] %q: "approve" needs a priority below the approval policy's (%d), so that the server sees each call before the policy does`, i, s.Name, approval.HookPriority))
+		}
+	}
+	return config.InFile(cfg.Path, errors.Join(errs...))
+}
+
+// permissions parses the config file's allow and deny rules and those of
+// --allow and --deny, each with where it came from.
+func permissions(cfg config.Config, allow, deny []string) ([]approval.Permission, error) {
+	var perms []approval.Permission
+	var errs []error
+	add := func(src []string, isDeny bool, source approval.Source, where func(i int) string) {
+		for i, s := range src {
+			r, err := approval.ParseRule(s)
+			if err != nil {
+				if source == approval.FromConfig {
+					err = &config.FieldError{Path: cfg.Path, Field: where(i), Err: err}
+				} else {
+					err = fmt.Errorf("%s: %w", where(i), err)
+				}
+				errs = append(errs, err)
+				continue
+			}
+			perms = append(perms, approval.Permission{Rule: r, Deny: isDeny, Source: source, Origin: where(i)})
+		}
+	}
+	inFile := func(field string) func(int) string {
+		return func(i int) string { return fmt.Sprintf("%s[%d]", field, i) }
+	}
+	add(cfg.Deny, true, approval.FromConfig, inFile("deny"))
+	add(cfg.Allow, false, approval.FromConfig, inFile("allow"))
+	add(deny, true, approval.FromFlag, func(int) string { return "--deny" })
+	add(allow, false, approval.FromFlag, func(int) string { return "--allow" })
+	// A config rule's origin names its file too.
+	for i := range perms {
+		if perms[i].Source == approval.FromConfig {
+			perms[i].Origin = cfg.Path + ": " + perms[i].Origin
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return perms, nil
+}
+
+// originOf names where a setting's value came from, for errors found
+// after resolveSettings (a theme that does not exist).
+func (c *cli) originOf(flag string) string {
+	if o, ok := c.origins[flag]; ok {
+		return o.String()
+	}
+	return "--" + flag
+}

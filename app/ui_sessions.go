@@ -1,0 +1,110 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/tackle-dev/tackle/agent"
+	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/tui"
+)
+
+// uiSessions is the interactive UI's conversation and the sessions it can
+// go on with (/resume, /new). The conversation before is closed — its
+// session released — when another one starts.
+type uiSessions struct {
+	c     cli
+	s     *session
+	store *sessions.Store // nil without a state directory
+	sink  func(agent.Event)
+
+	mu  sync.Mutex
+	cur *conversation
+}
+
+func (u *uiSessions) warn(err error) { u.sink(agent.Warning{Message: err.Error()}) }
+
+// switchTo makes cv the current conversation and closes the one before.
+func (u *uiSessions) switchTo(cv *conversation) {
+	u.mu.Lock()
+	old := u.cur
+	u.cur = cv
+	u.mu.Unlock()
+	if old == nil {
+		return
+	}
+	if err := old.close(); err != nil {
+		u.warn(err)
+	}
+}
+
+// fresh starts a new conversation (tui.Options.NewAgent).
+func (u *uiSessions) fresh() tui.Agent {
+	cv := u.s.newConversation(u.c, u.store, u.warn)
+	u.switchTo(cv)
+	return u.s.worker(u.c, cv, u.sink)
+}
+
+// resume goes on with the session res; a run it paused on is restored,
+// for the UI to ask about.
+func (u *uiSessions) resume(res *resumed) (tui.Resumed, error) {
+	cv := u.s.continueConversation(u.c, res, u.warn)
+	w := u.s.worker(u.c, cv, u.sink)
+	r := tui.Resumed{ID: res.l.Header.ID, Agent: w, Model: cv.model, Records: cv.records, Warnings: cv.warnings}
+	if cv.pause != nil {
+		out, err := cv.restore(w)
+		if err != nil {
+			cv.close()
+			return tui.Resumed{}, err
+		}
+		r.Paused = &out
+	}
+	u.switchTo(cv)
+	return r, nil
+}
+
+// List returns the workspace's sessions but the current one.
+func (u *uiSessions) List() ([]sessions.Info, error) {
+	list, err := u.store.List(u.s.root)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	cur := u.cur.id()
+	u.mu.Unlock()
+	out := list[:0]
+	for _, in := range list {
+		if in.ID != cur {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// Open goes on with session id of the workspace.
+func (u *uiSessions) Open(id string) (tui.Resumed, error) {
+	info, err := u.store.Find(u.s.root, id)
+	if err != nil {
+		return tui.Resumed{}, err
+	}
+	res, err := reopen(u.store, info.Path)
+	if err != nil {
+		return tui.Resumed{}, err
+	}
+	return u.resume(res)
+}
+
+// close ends the current conversation; a problem is reported on w.
+func (u *uiSessions) close(w io.Writer) {
+	u.mu.Lock()
+	cur := u.cur
+	u.cur = nil
+	u.mu.Unlock()
+	if cur == nil {
+		return
+	}
+	if err := cur.close(); err != nil {
+		fmt.Fprintf(w, "tackle: warning: %v\n", err)
+	}
+}
