@@ -23,7 +23,7 @@ var importLayers = [][]string{
 	{"agent/session", "themes", "tui/config", "tui/internal/markdown"},                                     // what the front ends use
 	{"tui", "tui/headless"}, // the front ends
 	{"app", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // the application; benchmark commands
-	{"."}, // the tackle command: main.go hands app.Main the process's streams
+	{".", "app/e2e"}, // the tackle command (main.go hands app.Main the process's streams) and the end-to-end tests of the binary
 }
 
 const module = "github.com/tackle-dev/tackle"

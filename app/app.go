@@ -246,7 +246,7 @@ func interruptContext(stderr io.Writer) (ctx context.Context, stop func(), atExi
 				kill()
 			}
 			mu.Unlock()
-			os.Exit(exitInterrupted)
+			os.Exit(ExitInterrupted)
 		case <-done:
 		}
 	}()

@@ -77,8 +77,8 @@ func TestRunUsesTheInjectedEnvironment(t *testing.T) {
 		injectedMarker + "=marker-value",
 		injectedSecret + "=" + secretValue,
 	}, "-w", ws, "--yes", "-p", "look")
-	if code != exitOK {
-		t.Fatalf("exit %d, want %d", code, exitOK)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d", code, ExitOK)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -114,8 +114,8 @@ func TestSettingsErrorsNameInjectedVariables(t *testing.T) {
 		t.Run(tc.env, func(t *testing.T) {
 			srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Text("hi")))
 			code, _, stderr := injectedRun(t, srv, []string{tc.env}, "-p", "hi")
-			if code != exitUsage || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, tc.want)
 			}
 		})
 	}

@@ -16,14 +16,14 @@ import (
 
 // The exit codes.
 const (
-	exitOK          = 0
-	exitError       = 1
-	exitUsage       = 2
-	exitDenied      = 3
-	exitHookAbort   = 4
-	exitCapped      = 5
-	exitIncomplete  = 6
-	exitInterrupted = 130
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitDenied      = 3
+	ExitHookAbort   = 4
+	ExitCapped      = 5
+	ExitIncomplete  = 6
+	ExitInterrupted = 130
 )
 
 // exitCodes documents each exit code: help is its phrase in --help,
@@ -32,17 +32,17 @@ var exitCodes = []struct {
 	code          int
 	help, meaning string
 }{
-	{exitOK, "finished", "the run finished"},
-	{exitError, "error (also when a failing pre_tool_call hook skipped a call)",
+	{ExitOK, "finished", "the run finished"},
+	{ExitError, "error (also when a failing pre_tool_call hook skipped a call)",
 		"error (model endpoint, stream cut or stalled, reading stdin, a `pre_tool_call` hook that failed)"},
-	{exitUsage, "usage error",
+	{ExitUsage, "usage error",
 		"usage error: bad flags, no prompt, an invalid config file or setting, a command hook or hook server whose program is missing"},
-	{exitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run (with `--on-pause save`: the run was saved, to be answered with `--resume ID --approve`/`--deny`)"},
-	{exitHookAbort, "aborted by a hook", "a hook aborted or cancelled the run"},
-	{exitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},
-	{exitIncomplete, "answer incomplete (output limit, content filter)",
+	{ExitDenied, "approval denied or paused", "a tool call needed approval and was denied, or a hook paused the run (with `--on-pause save`: the run was saved, to be answered with `--resume ID --approve`/`--deny`)"},
+	{ExitHookAbort, "aborted by a hook", "a hook aborted or cancelled the run"},
+	{ExitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},
+	{ExitIncomplete, "answer incomplete (output limit, content filter)",
 		"the answer is incomplete: cut at the model's output token limit (`finish_reason` `length`) or stopped by the server's content filter (`content_filter`); what came was printed"},
-	{exitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT or SIGTERM); on_abort hooks ran"},
+	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT or SIGTERM); on_abort hooks ran"},
 }
 
 // exitCodesHelp is the paragraph of --help on exit codes.
@@ -55,7 +55,7 @@ func exitCodesHelp() string {
 }
 
 // exitCodeOf maps the error tackle ends with to its exit code. An error of
-// none of the kinds below is exitError: the model endpoint, a cut stream,
+// none of the kinds below is ExitError: the model endpoint, a cut stream,
 // a tool harness failure, a pre_tool_call hook that failed, reading stdin.
 func exitCodeOf(err error) int {
 	var (
@@ -68,21 +68,21 @@ func exitCodeOf(err error) int {
 	)
 	switch {
 	case err == nil:
-		return exitOK
+		return ExitOK
 	case errors.As(err, &interrupted): // first: it wraps how the run ended
-		return exitInterrupted
+		return ExitInterrupted
 	case errors.As(err, &usage):
-		return exitUsage
+		return ExitUsage
 	case errors.As(err, &hook):
-		return exitHookAbort
+		return ExitHookAbort
 	case errors.As(err, &capped):
-		return exitCapped
+		return ExitCapped
 	case errors.As(err, &denied):
-		return exitDenied
+		return ExitDenied
 	case errors.As(err, &incomplete):
-		return exitIncomplete
+		return ExitIncomplete
 	}
-	return exitError
+	return ExitError
 }
 
 // usageError is an error in how tackle was called: a bad flag, setting or

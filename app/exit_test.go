@@ -50,16 +50,16 @@ func TestExitCodeOf(t *testing.T) {
 		err  error
 		want int
 	}{
-		{nil, exitOK},
-		{errors.New("model request failed"), exitError},
-		{usagef("no prompt"), exitUsage},
-		{fmt.Errorf("session: %w", usageError{errors.New("bad hook")}), exitUsage},
-		{deniedError{}, exitDenied},
-		{abort, exitHookAbort},
-		{cappedError{"retry budget"}, exitCapped},
-		{incompleteError{"cut"}, exitIncomplete},
-		{interruptedError{}, exitInterrupted},
-		{interruptedError{abort}, exitInterrupted},
+		{nil, ExitOK},
+		{errors.New("model request failed"), ExitError},
+		{usagef("no prompt"), ExitUsage},
+		{fmt.Errorf("session: %w", usageError{errors.New("bad hook")}), ExitUsage},
+		{deniedError{}, ExitDenied},
+		{abort, ExitHookAbort},
+		{cappedError{"retry budget"}, ExitCapped},
+		{incompleteError{"cut"}, ExitIncomplete},
+		{interruptedError{}, ExitInterrupted},
+		{interruptedError{abort}, ExitInterrupted},
 	} {
 		if got := exitCodeOf(tc.err); got != tc.want {
 			t.Errorf("exitCodeOf(%#v) = %d, want %d", tc.err, got, tc.want)
@@ -89,18 +89,18 @@ func TestRunEnd(t *testing.T) {
 		code        int
 		msg         string
 	}{
-		{"finished", headless.Result{Outcome: finished}, false, exitOK, ""},
-		{"error", headless.Result{Err: errors.New("stream cut")}, false, exitError, "stream cut"},
-		{"hook abort", headless.Result{Err: abort}, false, exitHookAbort, abort.Error()},
-		{"capped", headless.Result{Outcome: capped}, false, exitCapped, "run capped: retry budget of 3 rounds used up"},
-		{"capped with denials", headless.Result{Outcome: capped, Denied: 1}, false, exitCapped, "run capped: retry budget of 3 rounds used up"},
-		{"paused", headless.Result{Outcome: paused}, false, exitDenied, "run paused: a hook paused the turn end (a non-interactive run cannot answer it)"},
-		{"denied", headless.Result{Outcome: finished, Denied: 1}, false, exitDenied, ""},
-		{"denied and hook failures", headless.Result{Outcome: failed, Denied: 1}, false, exitDenied, skipped},
-		{"hook failures", headless.Result{Outcome: failed}, false, exitError, skipped},
-		{"incomplete", headless.Result{Outcome: agent.Outcome{Status: agent.StatusFinished, Incomplete: "cut"}}, false, exitIncomplete, "the answer is incomplete: cut"},
-		{"interrupted", headless.Result{Outcome: finished}, true, exitInterrupted, ""},
-		{"interrupted abort", headless.Result{Err: abort}, true, exitInterrupted, abort.Error()},
+		{"finished", headless.Result{Outcome: finished}, false, ExitOK, ""},
+		{"error", headless.Result{Err: errors.New("stream cut")}, false, ExitError, "stream cut"},
+		{"hook abort", headless.Result{Err: abort}, false, ExitHookAbort, abort.Error()},
+		{"capped", headless.Result{Outcome: capped}, false, ExitCapped, "run capped: retry budget of 3 rounds used up"},
+		{"capped with denials", headless.Result{Outcome: capped, Denied: 1}, false, ExitCapped, "run capped: retry budget of 3 rounds used up"},
+		{"paused", headless.Result{Outcome: paused}, false, ExitDenied, "run paused: a hook paused the turn end (a non-interactive run cannot answer it)"},
+		{"denied", headless.Result{Outcome: finished, Denied: 1}, false, ExitDenied, ""},
+		{"denied and hook failures", headless.Result{Outcome: failed, Denied: 1}, false, ExitDenied, skipped},
+		{"hook failures", headless.Result{Outcome: failed}, false, ExitError, skipped},
+		{"incomplete", headless.Result{Outcome: agent.Outcome{Status: agent.StatusFinished, Incomplete: "cut"}}, false, ExitIncomplete, "the answer is incomplete: cut"},
+		{"interrupted", headless.Result{Outcome: finished}, true, ExitInterrupted, ""},
+		{"interrupted abort", headless.Result{Err: abort}, true, ExitInterrupted, abort.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -13,7 +13,7 @@ import (
 // them), and the config and state directories are protected.
 func TestProtectionFromConfig(t *testing.T) {
 	root := t.TempDir()
-	mustWrite(t, filepath.Join(root, "lint.sh"), "#!/bin/sh\n")
+	writeFiles(t, root, map[string]string{"lint.sh": "#!/bin/sh\n"})
 	body := `{"hooks": {
 		"on_turn_end": [{"name": "a", "command": ["./hooks/check.sh", "--fast"]}],
 		"pre_tool_call": [{"name": "b", "command": "sh scripts/guard.sh \"$X\""}],
@@ -22,7 +22,7 @@ func TestProtectionFromConfig(t *testing.T) {
 	"hook_servers": [{"name": "e", "command": ["python3", "hooks/server.py"]}],
 	"mcpServers": {"m": {"command": "./mcp/server.sh", "args": ["--db", "data.db"]}, "n": {"command": "node", "args": ["index.js"], "cwd": "srv"},
 		"web": {"url": "https://example.com/mcp"}}}`
-	mustWrite(t, filepath.Join(root, "srv", "index.js"), "")
+	writeFiles(t, root, map[string]string{"srv/index.js": ""})
 	cfg, err := config.Parse([]byte(body))
 	if err != nil {
 		t.Fatal(err)

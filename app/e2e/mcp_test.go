@@ -1,4 +1,4 @@
-package app
+package e2e
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/child/childtest"
 	"github.com/tackle-dev/tackle/tools/mcp/mcptest"
 )
@@ -196,7 +197,7 @@ func TestE2EMCPCalls(t *testing.T) {
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])
 	childGone := childtest.ExitWatch(t, pids(t, children)[0])
 	e.srv.Release()
-	if code := r.wait(); code != exitOK {
+	if code := r.wait(); code != app.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	reqs := e.requests()
@@ -295,8 +296,8 @@ func TestE2EMCPAsksByDefault(t *testing.T) {
 	r := e.start("-p", "go", "--output", "stream-json")
 	r.waitReady("test")
 	e.srv.Release()
-	if code := r.wait(); code != exitDenied {
-		t.Errorf("exit %d, want %d (denied)", code, exitDenied)
+	if code := r.wait(); code != app.ExitDenied {
+		t.Errorf("exit %d, want %d (denied)", code, app.ExitDenied)
 	}
 	if got := e.toolResult(2, "call_echo"); strings.Contains(got, "echo: x") {
 		t.Errorf("the call ran without approval: %q", got)
@@ -319,7 +320,7 @@ func TestE2EMCPCrashRestarts(t *testing.T) {
 	r := e.start("-p", "go", "--yes", "--output", "stream-json")
 	r.waitReady("test")
 	e.srv.Release()
-	if code := r.wait(); code != exitOK {
+	if code := r.wait(); code != app.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	crash := e.toolResult(2, "call_crash")
@@ -363,7 +364,7 @@ func TestE2EMCPServerNeverStarts(t *testing.T) {
 	}
 	hangGone := childtest.ExitWatch(t, hang)
 	e.srv.Release()
-	if code := r.wait(); code != exitOK {
+	if code := r.wait(); code != app.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	if got := e.toolResult(2, "call_echo"); got != "echo: still here" {
@@ -400,8 +401,8 @@ func TestE2EMCPCancelSlowCall(t *testing.T) {
 	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code := r.wait(); code != exitInterrupted {
-		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	if code := r.wait(); code != app.ExitInterrupted {
+		t.Errorf("exit %d, want %d", code, app.ExitInterrupted)
 	}
 	serverGone()
 	// The server is gone: if it never wrote, end the read.
@@ -468,7 +469,7 @@ func TestE2ETUIMCP(t *testing.T) {
 	}
 	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 	serverGone()
@@ -486,7 +487,7 @@ func TestE2EMCPProjectFileNeedsTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("-p", "hi", "--output", "stream-json")
-	if r.code != exitOK || !strings.Contains(r.stderr, "not using "+filepath.Join(e.workspace, ".mcp.json")) || strings.Contains(r.stdout, "mcp_server") {
+	if r.code != app.ExitOK || !strings.Contains(r.stderr, "not using "+filepath.Join(e.workspace, ".mcp.json")) || strings.Contains(r.stdout, "mcp_server") {
 		t.Fatalf("untrusted .mcp.json: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(starts); err == nil {
@@ -494,7 +495,7 @@ func TestE2EMCPProjectFileNeedsTrust(t *testing.T) {
 	}
 	run := e.start("-p", "hi", "--trust-project", "--output", "stream-json")
 	run.waitLine(`"type":"mcp_server"`, `"server":"proj"`, `"state":"starting"`)
-	if code := run.wait(); code != exitOK {
+	if code := run.wait(); code != app.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }

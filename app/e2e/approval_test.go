@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of the approval policy's defences (issue 8): wildcard
 // rules that must not cover writing or code-running options, protected
@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tackle-dev/tackle/app"
 )
 
 // gitRepo makes dir a git repository with one commit of notes.txt.
@@ -34,16 +36,6 @@ func gitRepo(t *testing.T, dir string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
-	}
-}
-
-func mustWrite(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -76,8 +68,8 @@ func TestE2EWildcardRulesDoNotCoverWritesOrCode(t *testing.T) {
 	mustWrite(t, filepath.Join(outside, "outside.txt"), "safe\n")
 
 	r := e.run("--allow", "bash(rm *)", "--allow", "bash(sed *)", "--allow", "bash(awk *)", "--allow", "bash(git *)", "-p", "clean up")
-	if r.code != exitDenied {
-		t.Errorf("exit %d, want %d (denied)", r.code, exitDenied)
+	if r.code != app.ExitDenied {
+		t.Errorf("exit %d, want %d (denied)", r.code, app.ExitDenied)
 	}
 	for _, p := range []string{filepath.Join(elsewhere, "keep.txt"), filepath.Join(precious, "keep.txt")} {
 		if !exists(p) {
@@ -136,8 +128,8 @@ func TestE2EProtectedPathsAskInAcceptEditsAndYolo(t *testing.T) {
 				before[f] = mustRead(t, filepath.Join(e.workspace, f))
 			}
 			r := e.run(append(args, "-p", "configure the repo")...)
-			if r.code != exitDenied {
-				t.Errorf("exit %d, want %d (denied)", r.code, exitDenied)
+			if r.code != app.ExitDenied {
+				t.Errorf("exit %d, want %d (denied)", r.code, app.ExitDenied)
 			}
 			if got := mustRead(t, filepath.Join(e.workspace, ".git/config")); got != before[".git/config"] || strings.Contains(got, "fsmonitor") {
 				t.Errorf(".git/config was changed:\n%s", got)
@@ -165,7 +157,7 @@ func TestE2EProtectedPathsAskInAcceptEditsAndYolo(t *testing.T) {
 	}
 	// One call at a time: the write through the link comes after the
 	// direct write to .git/config, in the reply's order.
-	if r := e.run("--mode", "yolo", "--dangerously-skip-protection", "--max-parallel-tools", "1", "-p", "configure the repo"); r.code != exitOK {
+	if r := e.run("--mode", "yolo", "--dangerously-skip-protection", "--max-parallel-tools", "1", "-p", "configure the repo"); r.code != app.ExitOK {
 		t.Fatalf("--dangerously-skip-protection: exit %d", r.code)
 	}
 	if got := mustRead(t, filepath.Join(e.workspace, ".git/config")); !strings.Contains(got, "pwned-link") {
@@ -181,7 +173,7 @@ func TestE2EProtectedPathsAskInAcceptEditsAndYolo(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("--mode", "accept-edits", "--allow", "write_file(.env)", "-p", "configure the repo")
-	if r.code != exitDenied || mustRead(t, filepath.Join(e.workspace, ".env")) != "TOKEN=planted\n" || exists(filepath.Join(e.workspace, ".git/hooks/pre-commit")) {
+	if r.code != app.ExitDenied || mustRead(t, filepath.Join(e.workspace, ".env")) != "TOKEN=planted\n" || exists(filepath.Join(e.workspace, ".git/hooks/pre-commit")) {
 		t.Errorf("exact rule: exit %d; .env written: %v; hook written: %v", r.code, exists(filepath.Join(e.workspace, ".env")), exists(filepath.Join(e.workspace, ".git/hooks/pre-commit")))
 	}
 }
@@ -206,8 +198,8 @@ func TestE2EProtectedHomeWorkspace(t *testing.T) {
 			cfgPath := filepath.Join(e.home, "tackle", "config.json")
 			before := mustRead(t, cfgPath)
 			r := e.run("-w", e.home, "--mode", mode, "-p", "set up my shell")
-			if r.code != exitDenied {
-				t.Errorf("exit %d, want %d (denied)", r.code, exitDenied)
+			if r.code != app.ExitDenied {
+				t.Errorf("exit %d, want %d (denied)", r.code, app.ExitDenied)
 			}
 			if got := mustRead(t, cfgPath); got != before {
 				t.Errorf("tackle's config was changed: %q", got)
@@ -239,7 +231,7 @@ func TestE2EReadDenyRuleHoldsForEveryReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("--deny", "read_file(.env)", "--allow", "bash(cat *)", "-p", "find the token")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Errorf("exit %d", r.code)
 	}
 	for _, id := range []string{"call_grep_env", "call_grep_link", "call_read_link", "call_cat", "call_cat_link"} {

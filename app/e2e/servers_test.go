@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests against real servers' streams, replayed byte for byte
 // from testdata/sse (each file says where its shape comes from).
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/app"
 )
 
 // newReplay is newE2E with the responses given: replayed files
@@ -45,7 +46,7 @@ func TestE2EServersAnswer(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			e := newReplay(t, sse(t, tc.file))
 			r := e.run("-p", "hi")
-			if r.code != exitOK || strings.TrimSpace(r.stdout) != tc.want {
+			if r.code != app.ExitOK || strings.TrimSpace(r.stdout) != tc.want {
 				t.Fatalf("exit %d, stdout %q; want 0, %q", r.code, r.stdout, tc.want)
 			}
 			if strings.Contains(r.stderr, "warning") {
@@ -74,7 +75,7 @@ func TestE2EServersCallTools(t *testing.T) {
 				}
 			}
 			r := e.run("-p", "read the notes")
-			if r.code != exitOK || strings.TrimSpace(r.stdout) != "Read them." {
+			if r.code != app.ExitOK || strings.TrimSpace(r.stdout) != "Read them." {
 				t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 			}
 			reqs := e.requests()
@@ -98,8 +99,8 @@ func TestE2EServersCallTools(t *testing.T) {
 func TestE2ETruncatedAnswerExits6(t *testing.T) {
 	e := newReplay(t, sse(t, "openai-length"))
 	r := e.run("-p", "list the steps")
-	if r.code != exitIncomplete {
-		t.Errorf("exit %d, want %d", r.code, exitIncomplete)
+	if r.code != app.ExitIncomplete {
+		t.Errorf("exit %d, want %d", r.code, app.ExitIncomplete)
 	}
 	if strings.TrimSpace(r.stdout) != "The three steps are: first" {
 		t.Errorf("stdout %q: the part that came must be printed", r.stdout)
@@ -112,7 +113,7 @@ func TestE2ETruncatedAnswerExits6(t *testing.T) {
 func TestE2ECutToolCallNeverRuns(t *testing.T) {
 	e := newReplay(t, sse(t, "openai-length-tool-call"), llmtest.Text("I will write less."))
 	r := e.run("-p", "write it", "--yes")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Errorf("exit %d, want 0: the model went on and finished", r.code)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "cut.txt")); !os.IsNotExist(err) {
@@ -129,8 +130,8 @@ func TestE2ECutToolCallNeverRuns(t *testing.T) {
 func TestE2EContentFilterNamesTheFilter(t *testing.T) {
 	e := newReplay(t, sse(t, "azure-content-filter"))
 	r := e.run("-p", "hi")
-	if r.code != exitIncomplete {
-		t.Errorf("exit %d, want %d", r.code, exitIncomplete)
+	if r.code != app.ExitIncomplete {
+		t.Errorf("exit %d, want %d", r.code, app.ExitIncomplete)
 	}
 	if !strings.Contains(r.stderr, `content filter (finish_reason "content_filter"; flagged: violence)`) {
 		t.Errorf("stderr does not name the filter: %s", r.stderr)
@@ -140,7 +141,7 @@ func TestE2EContentFilterNamesTheFilter(t *testing.T) {
 func TestE2EUnknownFinishReasonWarns(t *testing.T) {
 	e := newReplay(t, sse(t, "tgi-eos-token"))
 	r := e.run("-p", "hi")
-	if r.code != exitOK || strings.TrimSpace(r.stdout) != "Hello from TGI." {
+	if r.code != app.ExitOK || strings.TrimSpace(r.stdout) != "Hello from TGI." {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	if !strings.Contains(r.stderr, `warning: the model's reply ended with finish_reason "eos_token"`) {
@@ -165,7 +166,7 @@ func TestE2EInStreamErrors(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			e := newReplay(t, llmtest.Repeat(sse(t, tc.file)))
 			r := e.run("-p", "hi")
-			if r.code != exitError || !strings.Contains(r.stderr, tc.msg) {
+			if r.code != app.ExitError || !strings.Contains(r.stderr, tc.msg) {
 				t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, tc.msg)
 			}
 			if n := len(e.requests()); n != tc.requests {

@@ -1,4 +1,4 @@
-package app
+package e2e
 
 import (
 	"bufio"

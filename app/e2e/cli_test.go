@@ -1,50 +1,16 @@
-package app
+package e2e
 
 // End-to-end tests of the command line: settings from flags, environment
 // and the config file, their errors, exit codes, command hook validation
 // and `tackle permissions`.
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tackle-dev/tackle/app"
 )
-
-// runEnv runs the binary like e.run with extra environment variables
-// ("-NAME" unsets NAME) and stdin, if not nil.
-func (e *e2e) runEnv(env []string, stdin *os.File, args ...string) result {
-	e.t.Helper()
-	cmd := e.command(args...)
-	for _, kv := range env {
-		if name, ok := strings.CutPrefix(kv, "-"); ok {
-			cmd.Env = slices.DeleteFunc(cmd.Env, func(s string) bool { return strings.HasPrefix(s, name+"=") })
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	code := 0
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("running tackle: %v", err)
-	}
-	e.t.Logf("%s tackle %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(env, " "), strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
-}
-
-func (e *e2e) configPath() string { return filepath.Join(e.home, "tackle", "config.json") }
 
 // strictHook pushes new feedback at every turn end, so only the retry
 // budget stops the run.
@@ -68,8 +34,8 @@ func TestE2EMaxRetriesZeroMeansNoRetries(t *testing.T) {
 			e := newE2E(t, "never_fixed.json")
 			e.config(tc.config)
 			r := e.runEnv(tc.env, nil, append(tc.args, "-p", "fix it")...)
-			if r.code != exitCapped {
-				t.Fatalf("exit %d, want %d (capped)", r.code, exitCapped)
+			if r.code != app.ExitCapped {
+				t.Fatalf("exit %d, want %d (capped)", r.code, app.ExitCapped)
 			}
 			if n := len(e.requests()); n != 1 {
 				t.Errorf("requests = %d, want 1 (no retry)", n)
@@ -98,7 +64,7 @@ func TestE2ESettingsPrecedence(t *testing.T) {
 			e := newE2E(t, "never_fixed.json")
 			e.config(`{"max_retries": 2, ` + strictHook + `}`)
 			r := e.runEnv(tc.env, nil, append(tc.args, "-p", "fix it")...)
-			if r.code != exitCapped {
+			if r.code != app.ExitCapped {
 				t.Fatalf("exit %d", r.code)
 			}
 			if n := len(e.requests()); n != tc.requests {
@@ -140,8 +106,8 @@ func TestE2EBadNumbersAreUsageErrors(t *testing.T) {
 				e.config(tc.config)
 			}
 			r := e.runEnv(tc.env, nil, append(tc.args, "-p", "hi")...)
-			if r.code != exitUsage {
-				t.Fatalf("exit %d, want %d", r.code, exitUsage)
+			if r.code != app.ExitUsage {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitUsage)
 			}
 			want := tc.want
 			if tc.config != "" {
@@ -161,14 +127,14 @@ func TestE2EBadNumbersAreUsageErrors(t *testing.T) {
 func TestE2EBrokenConfigDoesNotBlockHelpOrVersion(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	e.config(`{"model": "x",`)
-	if r := e.run("--help"); r.code != exitOK || !strings.Contains(r.stdout, "--max-requests") {
+	if r := e.run("--help"); r.code != app.ExitOK || !strings.Contains(r.stdout, "--max-requests") {
 		t.Errorf("--help: exit %d", r.code)
 	}
-	if r := e.run("--version"); r.code != exitOK || !strings.HasPrefix(r.stdout, "tackle ") {
+	if r := e.run("--version"); r.code != app.ExitOK || !strings.HasPrefix(r.stdout, "tackle ") {
 		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
 	}
 	r := e.run("-p", "hi")
-	if want := "tackle: config " + e.configPath() + ": the JSON object is not closed"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+	if want := "tackle: config " + e.configPath() + ": the JSON object is not closed"; r.code != app.ExitUsage || !strings.Contains(r.stderr, want) {
 		t.Errorf("a run: exit %d, stderr %q, want %q", r.code, r.stderr, want)
 	}
 }
@@ -183,8 +149,8 @@ func TestE2EStdinReadErrorIsAnError(t *testing.T) {
 	}
 	defer dir.Close()
 	r := e.runEnv(nil, dir)
-	if r.code != exitError || !strings.Contains(r.stderr, "tackle: read stdin: ") {
-		t.Fatalf("exit %d, stderr %q; want %d and the read error", r.code, r.stderr, exitError)
+	if r.code != app.ExitError || !strings.Contains(r.stderr, "tackle: read stdin: ") {
+		t.Fatalf("exit %d, stderr %q; want %d and the read error", r.code, r.stderr, app.ExitError)
 	}
 }
 
@@ -228,13 +194,13 @@ func TestE2EConfigErrorsNameFileAndField(t *testing.T) {
 			}
 			r := e.runEnv(tc.env, nil, append(tc.args, "-p", "hi")...)
 			if tc.want == nil {
-				if r.code != exitOK {
+				if r.code != app.ExitOK {
 					t.Fatalf("exit %d", r.code)
 				}
 				return
 			}
-			if r.code != exitUsage {
-				t.Fatalf("exit %d, want %d", r.code, exitUsage)
+			if r.code != app.ExitUsage {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitUsage)
 			}
 			for _, w := range tc.want {
 				if w = strings.ReplaceAll(w, "FILE", e.configPath()); !strings.Contains(r.stderr, w) {
@@ -261,7 +227,7 @@ func TestE2EEmptyConfigAndBOM(t *testing.T) {
 			e := newE2E(t, "plain.json")
 			e.config(body)
 			// TACKLE_MODEL would win over the file.
-			if r := e.runEnv([]string{"-TACKLE_MODEL"}, nil, "-p", "hi"); r.code != exitOK {
+			if r := e.runEnv([]string{"-TACKLE_MODEL"}, nil, "-p", "hi"); r.code != app.ExitOK {
 				t.Fatalf("exit %d", r.code)
 			}
 			want := "gpt-4.1-mini"
@@ -278,7 +244,7 @@ func TestE2EEmptyConfigAndBOM(t *testing.T) {
 func TestE2EEmptyModelIsRefused(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.runEnv([]string{"TACKLE_MODEL="}, nil, "-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `tackle: TACKLE_MODEL: got ""; want a model name as the endpoint knows it`) {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, `tackle: TACKLE_MODEL: got ""; want a model name as the endpoint knows it`) {
 		t.Fatalf("exit %d, %q", r.code, r.stderr)
 	}
 }
@@ -289,12 +255,12 @@ func TestE2EEmptyModelIsRefused(t *testing.T) {
 func TestE2EFlagWinsOverABadEnvironmentValue(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.runEnv([]string{"TACKLE_MAX_RETRIES=x"}, nil, "--max-retries", "1", "-p", "hi")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d, %q", r.code, r.stderr)
 	}
 	r = e.runEnv([]string{"TACKLE_MAX_RETRIES=x"}, nil, "-p", "hi")
-	if want := `tackle: --max-retries: expected a valid 64 bit int but got "x" (from envar TACKLE_MAX_RETRIES="x")`; r.code != exitUsage || !strings.Contains(r.stderr, want) {
-		t.Fatalf("exit %d, %q; want %d and %q", r.code, r.stderr, exitUsage, want)
+	if want := `tackle: --max-retries: expected a valid 64 bit int but got "x" (from envar TACKLE_MAX_RETRIES="x")`; r.code != app.ExitUsage || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, %q; want %d and %q", r.code, r.stderr, app.ExitUsage, want)
 	}
 }
 
@@ -320,8 +286,8 @@ func TestE2EMissingHookCommandFailsAtStartup(t *testing.T) {
 			e := newE2E(t, "bash_echo.json")
 			e.config(`{"hooks": {"pre_tool_call": [` + tc.hook + `]}}`)
 			r := e.run("--yes", "-p", "say hello")
-			if r.code != exitUsage {
-				t.Fatalf("exit %d, want %d", r.code, exitUsage)
+			if r.code != app.ExitUsage {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitUsage)
 			}
 			if want := "tackle: config " + e.configPath() + ": " + tc.want; !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr:\n%s\nwant it to contain\n%s", r.stderr, want)
@@ -338,7 +304,7 @@ func TestE2EPermissionsListAndRevoke(t *testing.T) {
 	if r := e.run("--help"); !strings.Contains(r.stdout, "permissions revoke") {
 		t.Errorf("--help does not list the permissions command:\n%s", r.stdout)
 	}
-	if r := e.run("permissions"); r.code != exitOK || !strings.Contains(r.stdout, "No config file at "+e.configPath()) {
+	if r := e.run("permissions"); r.code != app.ExitOK || !strings.Contains(r.stdout, "No config file at "+e.configPath()) {
 		t.Errorf("no file: exit %d, %q", r.code, r.stdout)
 	}
 
@@ -358,7 +324,7 @@ func TestE2EPermissionsListAndRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("permissions")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("list: exit %d", r.code)
 	}
 	for _, want := range []string{
@@ -370,13 +336,13 @@ func TestE2EPermissionsListAndRevoke(t *testing.T) {
 		}
 	}
 	// The rules apply: the pipeline runs without asking.
-	if r := e.run("-p", "say hello"); r.code != exitOK {
+	if r := e.run("-p", "say hello"); r.code != app.ExitOK {
 		t.Fatalf("run with the rules: exit %d", r.code)
 	}
 
 	// Revoke one: the rest of the file is kept as it was.
 	r = e.run("permissions", "revoke", "bash(tee   ran.txt)")
-	if r.code != exitOK || !strings.Contains(r.stdout, "Removed the allow rule bash(tee ran.txt) (allow[1]) from "+e.configPath()) {
+	if r.code != app.ExitOK || !strings.Contains(r.stdout, "Removed the allow rule bash(tee ran.txt) (allow[1]) from "+e.configPath()) {
 		t.Fatalf("revoke: exit %d, %q", r.code, r.stdout)
 	}
 	got, err := os.ReadFile(e.configPath())
@@ -391,19 +357,19 @@ func TestE2EPermissionsListAndRevoke(t *testing.T) {
 	}
 	// And it no longer applies.
 	e.srv = newE2E(t, "bash_echo.json").srv
-	if r := e.run("-p", "say hello"); r.code != exitDenied {
-		t.Errorf("run after revoke: exit %d, want %d", r.code, exitDenied)
+	if r := e.run("-p", "say hello"); r.code != app.ExitDenied {
+		t.Errorf("run after revoke: exit %d, want %d", r.code, app.ExitDenied)
 	}
 
 	// A rule that is not there.
 	r = e.run("permissions", "revoke", "bash(tee ran.txt)")
-	if r.code != exitError || !strings.Contains(r.stderr, "has no rule bash(tee ran.txt) (its rules: bash(rm *), bash(echo *), read_file)") {
+	if r.code != app.ExitError || !strings.Contains(r.stderr, "has no rule bash(tee ran.txt) (its rules: bash(rm *), bash(echo *), read_file)") {
 		t.Errorf("revoke again: exit %d, %q", r.code, r.stderr)
 	}
-	if r := e.run("permissions", "revoke", "bash(x"); r.code != exitUsage || !strings.Contains(r.stderr, `bad approval rule "bash(x"`) {
+	if r := e.run("permissions", "revoke", "bash(x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, `bad approval rule "bash(x"`) {
 		t.Errorf("a bad rule: exit %d, %q", r.code, r.stderr)
 	}
-	if r := e.run("permissions", "revoke"); r.code != exitUsage {
+	if r := e.run("permissions", "revoke"); r.code != app.ExitUsage {
 		t.Errorf("no rule: exit %d", r.code)
 	}
 }

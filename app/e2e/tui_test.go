@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of the interactive UI: the built binary in a real
 // terminal (tmux), against the scripted OpenAI-compatible server. Keys go
@@ -7,140 +7,14 @@ package app
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/tackle-dev/tackle/app"
 )
-
-// tmuxSession is tackle running in a detached tmux session on a private
-// server socket.
-type tmuxSession struct {
-	t      *testing.T
-	socket string
-	name   string
-	status string // the file the shell writes tackle's exit status to
-}
-
-// needTmux returns the tmux binary, or skips the test when tmux is missing
-// outside CI (CI installs it: .ci/run).
-func needTmux(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is required in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed")
-	}
-	return path
-}
-
-// startTUI starts the binary with args in a 100×30 terminal.
-func (e *e2e) startTUI(args ...string) *tmuxSession {
-	t := e.t
-	t.Helper()
-	needTmux(t)
-	cmd := e.command(args...)
-	var line []string
-	line = append(line, "env", "-i")
-	for _, kv := range cmd.Env {
-		line = append(line, shellQuote(kv))
-	}
-	line = append(line, "TERM=xterm-256color", shellQuote(tackleBin))
-	for _, a := range args {
-		line = append(line, shellQuote(a))
-	}
-
-	dir := t.TempDir()
-	status := filepath.Join(dir, "status")
-	line = append(line, ";", "echo", "$?", ">", shellQuote(status))
-	conf := filepath.Join(dir, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g escape-time 10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := &tmuxSession{t: t, status: status, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
-	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", "-c", cmd.Dir, strings.Join(line, " "))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen at the end:\n%s", s.capture(true))
-		}
-		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
-	})
-	return s
-}
-
-func (s *tmuxSession) tmux(args ...string) string {
-	s.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// capture returns the visible screen, or with history everything the
-// terminal holds, scrollback included.
-func (s *tmuxSession) capture(history bool) string {
-	args := []string{"-L", s.socket, "capture-pane", "-p", "-t", s.name}
-	if history {
-		args = append(args, "-S", "-")
-	}
-	out, _ := exec.Command("tmux", args...).Output()
-	return string(out)
-}
-
-// typeText types literally; keys sends tmux key names (Enter, C-d, Escape).
-func (s *tmuxSession) typeText(text string) { s.tmux("send-keys", "-t", s.name, "-l", text) }
-func (s *tmuxSession) keys(keys ...string) {
-	s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...)
-}
-
-// waitFor polls the screen until it contains text.
-func (s *tmuxSession) waitFor(text string) string {
-	s.t.Helper()
-	return s.waitUntil("“"+text+"”", func(screen string) bool { return strings.Contains(screen, text) })
-}
-
-func (s *tmuxSession) waitUntil(what string, cond func(string) bool) string {
-	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var screen string
-	for time.Now().Before(deadline) {
-		screen = s.capture(false)
-		if cond(screen) {
-			return screen
-		}
-	}
-	s.t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
-	return ""
-}
-
-// waitExit waits for tackle to exit and returns its exit status, which
-// the shell around it writes to a file (tmux may report a pane dead before
-// it has collected the exit status).
-func (s *tmuxSession) waitExit() int {
-	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile(s.status)
-		if err == nil && strings.HasSuffix(string(b), "\n") {
-			var code int
-			if _, err := fmt.Sscan(string(b), &code); err != nil {
-				s.t.Fatalf("exit status file: %q", b)
-			}
-			return code
-		}
-	}
-	s.t.Fatalf("tackle did not exit; the screen is:\n%s", s.capture(false))
-	return -1
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestE2ETUIApprove(t *testing.T) {
 	e := newE2E(t, "tui_approve.json")
@@ -168,7 +42,7 @@ func TestE2ETUIApprove(t *testing.T) {
 	}
 	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 	// The session stays in the terminal's scrollback after exit.
@@ -199,7 +73,7 @@ func TestE2ETUIDeny(t *testing.T) {
 	s.keys("C-c")
 	s.waitFor("press ctrl+c again to quit")
 	s.keys("C-c")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 }
@@ -223,7 +97,7 @@ func TestE2ETUIInterruptRunsOnAbort(t *testing.T) {
 		t.Errorf("the on_abort hook did not run: %v %s", err, b)
 	}
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 }

@@ -1,13 +1,10 @@
-package app
+package e2e
 
 // End-to-end tests of robustness against bad servers and bad input, and of
 // secret redaction: the built binary against the scripted server.
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,44 +13,15 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/app"
 )
-
-// runBounded runs tackle like e.run, but kills it when it has not exited
-// after limit: a hang fails the test instead of stalling the suite. limit
-// is a safety net, far above what the run needs, not a timed assertion.
-func (e *e2e) runBounded(limit time.Duration, args ...string) result {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.t.Context(), limit)
-	defer cancel()
-	cmd := e.command(args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
-	defer stop()
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		e.t.Fatalf("tackle %s hung: killed after %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), limit, stdout.String(), stderr.String())
-	}
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("running tackle: %v", err)
-	}
-	e.t.Logf("tackle %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
-}
 
 // The stream stops after three chunks: tackle must not wait for ever.
 func TestE2EStalledStreamEndsWithIdleTimeout(t *testing.T) {
 	e := newE2E(t, "stall.json")
 	r := e.runBounded(time.Minute, "--stream-idle-timeout", "500ms", "-p", "think")
-	if r.code != exitError {
-		t.Errorf("exit %d, want %d", r.code, exitError)
+	if r.code != app.ExitError {
+		t.Errorf("exit %d, want %d", r.code, app.ExitError)
 	}
 	for _, want := range []string{"sent nothing for 500ms", "--stream-idle-timeout"} {
 		if !strings.Contains(r.stderr, want) {
@@ -71,8 +39,8 @@ func TestE2EFirstTokenTimeoutRetries(t *testing.T) {
 	e := newE2E(t, "stall_headers_then_answer.json")
 	e.config(`{"first_token_timeout": "1s"}`)
 	r := e.runBounded(time.Minute, "-p", "hello?")
-	if r.code != exitOK {
-		t.Fatalf("exit %d, want %d", r.code, exitOK)
+	if r.code != app.ExitOK {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitOK)
 	}
 	if r.stdout != "Here after all.\n" {
 		t.Errorf("stdout = %q", r.stdout)
@@ -88,17 +56,17 @@ func TestE2EFirstTokenTimeoutRetries(t *testing.T) {
 func TestE2EStreamTimeoutSettingsAreChecked(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.runBounded(time.Minute, "--first-token-timeout", "0s", "-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--first-token-timeout: got 0s; want a duration of more than 0") {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, "--first-token-timeout: got 0s; want a duration of more than 0") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	e.config(`{"first_token_timeout": "-5s"}`)
 	r = e.runBounded(time.Minute, "-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `field first_token_timeout: duration "-5s" must be more than 0`) {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, `field first_token_timeout: duration "-5s" must be more than 0`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	e.config(`{"stream_idle_timeout": "soon"}`)
 	r = e.runBounded(time.Minute, "-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `invalid duration "soon": expected a Go duration such as "90s"`) || !strings.Contains(r.stderr, "config.json") {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, `invalid duration "soon": expected a Go duration such as "90s"`) || !strings.Contains(r.stderr, "config.json") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if n := len(e.requests()); n != 0 {
@@ -123,7 +91,7 @@ func TestE2ETUIStalledStreamShowsErrorAndPromptStaysUsable(t *testing.T) {
 	s.keys("C-c") // clears the editor
 	s.waitUntil("the editor to clear", func(screen string) bool { return !strings.Contains(screen, "› next question") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 }
@@ -137,7 +105,7 @@ func TestE2EDirectoryPathAndLoneSurrogateAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.runBounded(time.Minute, "--mode", "yolo", "-p", "write things")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	for id, want := range map[string]string{
@@ -166,7 +134,7 @@ func TestE2EDirectoryPathAndLoneSurrogateAreRefused(t *testing.T) {
 func TestE2EBashBinaryOutputIsSanitised(t *testing.T) {
 	e := newE2E(t, "bash_binary.json")
 	r := e.runBounded(time.Minute, "--yes", "--output", "json", "-p", "run them")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	esc := e.toolResult(1, "call_esc")
@@ -227,7 +195,7 @@ func TestE2EKilledWriteLeavesNoTemporaryFile(t *testing.T) {
 	}
 
 	r := e.runBounded(time.Minute, "-p", "hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if _, err := os.Lstat(left[0]); !os.IsNotExist(err) {
@@ -281,7 +249,7 @@ func TestE2ERedactsSecretsFromToolResults(t *testing.T) {
 	e := newE2E(t, "redact_secrets.json")
 	writeSecrets(t, e.workspace)
 	r := e.runBounded(time.Minute, "--yes", "--output", "json", "-p", "look at the settings")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	cat, grep, read := e.toolResult(1, "call_cat"), e.toolResult(1, "call_grep"), e.toolResult(1, "call_read")
@@ -318,7 +286,7 @@ func TestE2ERedactionPatternsCanBeDisabled(t *testing.T) {
 	writeSecrets(t, e.workspace)
 	e.config(`{"redact": {"disable": ["github"]}}`)
 	r := e.runBounded(time.Minute, "--yes", "-p", "look at the settings")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if read := e.toolResult(1, "call_read"); !strings.Contains(read, e2eDeployToken) {
@@ -330,7 +298,7 @@ func TestE2ERedactionPatternsCanBeDisabled(t *testing.T) {
 
 	e.config(`{"redact": {"disable": ["gh"]}}`)
 	r = e.runBounded(time.Minute, "-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `config.json: redact.disable: unknown pattern "gh" (the patterns are dotenv,`) {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, `config.json: redact.disable: unknown pattern "gh" (the patterns are dotenv,`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

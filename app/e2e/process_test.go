@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package e2e
 
 // End-to-end tests of process hooks: the built tackle with a hook server
 // (the test server of hooks/process) configured, against the scripted
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tackle-dev/tackle/app"
 )
 
 // hookServerBin builds the test hook server once, next to tackle.
@@ -69,8 +71,8 @@ func TestE2EHookServer(t *testing.T) {
 		"HOOKSERVER_DEFAULT_PRE": "approve", "HOOKSERVER_POST_CONTEXT": "checked by the guard",
 	}))
 	r := e.run("--deny", "bash(rm *)", "-p", "tidy up")
-	if r.code != exitDenied {
-		t.Fatalf("exit %d, want %d (the protected write is denied in a piped run)", r.code, exitDenied)
+	if r.code != app.ExitDenied {
+		t.Fatalf("exit %d, want %d (the protected write is denied in a piped run)", r.code, app.ExitDenied)
 	}
 	if b, err := os.ReadFile(filepath.Join(e.workspace, "out.txt")); err != nil || string(b) != "approved\n" {
 		t.Errorf("the approved command did not run: %q, %v", b, err)
@@ -143,7 +145,7 @@ func TestE2EHookServerProblems(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	e.config(`{"hook_servers": [{"name": "guard", "command": ["no-such-hook-server"]}]}`)
 	r := e.run("-p", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `hook_servers[0] "guard": command: program "no-such-hook-server" is not in $PATH`) {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, `hook_servers[0] "guard": command: program "no-such-hook-server" is not in $PATH`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if len(e.requests()) != 0 {
@@ -151,13 +153,13 @@ func TestE2EHookServerProblems(t *testing.T) {
 	}
 	// So is an approving server ordered after the approval policy.
 	e.config(serverConfig(t, `"approve": true, "priority": 100`, nil))
-	if r := e.run("-p", "hi"); r.code != exitUsage || !strings.Contains(r.stderr, `"approve" needs a priority below the approval policy's (100)`) {
+	if r := e.run("-p", "hi"); r.code != app.ExitUsage || !strings.Contains(r.stderr, `"approve" needs a priority below the approval policy's (100)`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	// A server that fails its handshake is reported by name and not used.
 	e.config(serverConfig(t, "", map[string]string{"HOOKSERVER_HELLO": "exit"}))
 	r = e.run("-p", "hi")
-	if r.code != exitOK || !strings.Contains(r.stderr, `process hook server "guard" is not used: handshake: the server exited (exit status 4): hookserver: cannot start: config missing`) {
+	if r.code != app.ExitOK || !strings.Contains(r.stderr, `process hook server "guard" is not used: handshake: the server exited (exit status 4): hookserver: cannot start: config missing`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

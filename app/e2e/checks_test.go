@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of the turn-end checks (hooks/checks): the built binary
 // with the real write_file and bash tools, the real gofmt and go vet, and
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -69,8 +70,8 @@ func TestE2EChecksVetErrorIsFedBackAndFixed(t *testing.T) {
 	e := newE2E(t, "checks_vet_fix.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
-	if r.code != exitOK {
-		t.Fatalf("exit %d, want %d", r.code, exitOK)
+	if r.code != app.ExitOK {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitOK)
 	}
 	e.wantRequests(4)
 	retry := e.lastUser(2)
@@ -98,7 +99,7 @@ func TestE2EChecksSyntaxErrorIsReportedByGofmt(t *testing.T) {
 	e := newE2E(t, "checks_syntax.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "-p", "write main.go")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(4)
@@ -111,7 +112,7 @@ func TestE2EChecksFormatWithoutARetryRound(t *testing.T) {
 	e := newE2E(t, "checks_format.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "--output", "stream-json", "-p", "write main.go")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(2)
@@ -162,7 +163,7 @@ func TestE2EChecksNoAutoformatFlag(t *testing.T) {
 	e := newE2E(t, "checks_no_autoformat.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "--no-autoformat", "-p", "write main.go")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(4)
@@ -175,8 +176,8 @@ func TestE2EChecksNeverFixedIsCapped(t *testing.T) {
 	e := newE2E(t, "checks_never_fixed.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
-	if r.code != exitCapped {
-		t.Fatalf("exit %d, want %d", r.code, exitCapped)
+	if r.code != app.ExitCapped {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitCapped)
 	}
 	// The first try and 3 retries, each a write and an end of turn.
 	e.wantRequests(8)
@@ -199,8 +200,8 @@ func TestE2EChecksSameProblemsTwiceStopEarly(t *testing.T) {
 	e := newE2E(t, "checks_no_progress.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "-p", "write a program that prints x")
-	if r.code != exitCapped {
-		t.Fatalf("exit %d, want %d", r.code, exitCapped)
+	if r.code != app.ExitCapped {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitCapped)
 	}
 	e.wantRequests(3)
 	if !strings.Contains(r.stderr, "the same feedback was given twice in a row; still open: 1 problem") {
@@ -213,7 +214,7 @@ func TestE2EChecksTwoModules(t *testing.T) {
 	e.file("a/go.mod", "module example.com/a\n\ngo 1.22\n")
 	e.file("b/go.mod", "module example.com/b\n\ngo 1.22\n")
 	r := e.run("--mode", "accept-edits", "-p", "work on both modules")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(4)
@@ -246,7 +247,7 @@ func TestE2EChecksConfiguredCommand(t *testing.T) {
 	e.file("lint.sh", "#!/bin/sh\nst=0\nfor f in \"$@\"; do\n\tif grep -q FIXME-NOW \"$f\"; then\n\t\tgrep -n FIXME-NOW \"$f\" | sed \"s|^|$f:|\"\n\t\tst=1\n\tfi\ndone\nexit $st\n")
 	e.config(`{"checks": {"commands": [{"name": "shlint", "match": "*.sh", "run": ["./lint.sh", "{files}"]}]}}`)
 	r := e.run("--mode", "accept-edits", "-p", "write a deploy script")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(4)
@@ -260,7 +261,7 @@ func TestE2EChecksFileChangedByBash(t *testing.T) {
 	e := newE2E(t, "checks_bash.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--yes", "-p", "generate cmd/main.go")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	e.wantRequests(4)
@@ -277,8 +278,8 @@ func TestE2EChecksEditAfterAutoformatIsNotStale(t *testing.T) {
 	e := newE2E(t, "checks_format_then_edit.json")
 	e.file("go.mod", checksGoMod)
 	r := e.run("--mode", "accept-edits", "-p", "print x")
-	if r.code != exitOK {
-		t.Fatalf("exit %d, want %d", r.code, exitOK)
+	if r.code != app.ExitOK {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitOK)
 	}
 	e.wantRequests(4)
 	if retry := e.lastUser(2); !strings.Contains(retry, "gofmt reformatted main.go") {

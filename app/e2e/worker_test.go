@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of the Worker and the hook chain through the built
 // binary: re-approval of changed calls, what --yes reports, results of an
@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tackle-dev/tackle/app"
 )
 
 // formats are the piped output formats; stdout/stderr checks run on each.
@@ -110,7 +112,7 @@ func TestE2EYesSaysWhatItApproved(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			e := newE2E(t, "bash_echo.json")
 			r := e.run("--yes", "--output", format, "-p", "say hello")
-			if r.code != exitOK {
+			if r.code != app.ExitOK {
 				t.Fatalf("exit %d", r.code)
 			}
 			want := "tackle: approved by --yes: bash  echo hello-from-tool | tee ran.txt (asked by hook approval: "
@@ -158,7 +160,7 @@ func TestE2EChangedCallIsApprovedAgainWithItsFinalArguments(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	e.config(rewriteHook("echo rewritten | tee rewritten.txt"))
 	r := e.run("--yes", "--output", "json", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	lines := strings.Count(r.stderr, "tackle: approved by --yes:")
@@ -179,7 +181,7 @@ func TestE2EChangedCallMeetsTheDenyRules(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	e.config(rewriteHook("touch pwned.txt"))
 	r := e.run("--yes", "--deny", "bash(touch *)", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "pwned.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -264,8 +266,8 @@ func TestE2EInterruptedRunRedactsEveryResultAndFinishesEveryCall(t *testing.T) {
 			e.config(`{"hooks": {"post_tool_call": [{"name": "audit", "tools": ["read_file"], "priority": -2000000,
 			  "command": "echo auditing > ready.fifo; exec cat block.fifo"}]}}`)
 			r := e.interrupt("--yes", "--output", format, "-p", "read the credentials")
-			if r.code != exitInterrupted {
-				t.Fatalf("exit %d, want %d", r.code, exitInterrupted)
+			if r.code != app.ExitInterrupted {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitInterrupted)
 			}
 			if strings.Contains(r.stdout, e2eKey) || strings.Contains(r.stderr, e2eKey) {
 				t.Fatalf("the key reached the output of an interrupted run")
@@ -306,8 +308,8 @@ func TestE2EInterruptedBashCallPrintingTheKeyIsRedacted(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := e.interrupt("--yes", "--output", format, "-p", "print the credentials")
-			if r.code != exitInterrupted {
-				t.Fatalf("exit %d, want %d", r.code, exitInterrupted)
+			if r.code != app.ExitInterrupted {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitInterrupted)
 			}
 			for _, secret := range []string{e2eKey, ghToken} {
 				if strings.Contains(r.stdout, secret) || strings.Contains(r.stderr, secret) {
@@ -337,8 +339,8 @@ func TestE2EPostToolAbortFinishesEveryCall(t *testing.T) {
 	e.config(`{"hooks": {"post_tool_call": [{"name": "gate", "tools": ["read_file"], "priority": -2000000,
 	  "command": ["echo", "{\"action\": \"abort\", \"reason\": \"credentials must not be read\"}"]}]}}`)
 	r := e.run("--yes", "--output", "stream-json", "-p", "read the credentials")
-	if r.code != exitHookAbort {
-		t.Fatalf("exit %d, want %d", r.code, exitHookAbort)
+	if r.code != app.ExitHookAbort {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitHookAbort)
 	}
 	if strings.Contains(r.stdout, e2eKey) || strings.Contains(r.stderr, e2eKey) {
 		t.Fatalf("the key reached the output")
@@ -351,7 +353,7 @@ func TestE2EPostToolAbortFinishesEveryCall(t *testing.T) {
 
 func TestE2EDuplicateToolCallIDsAreMadeUnique(t *testing.T) {
 	e := newE2E(t, "dup_ids.json")
-	if r := e.run("--yes", "-p", "run two commands"); r.code != exitOK {
+	if r := e.run("--yes", "-p", "run two commands"); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	msgs := e.requests()[1].Messages
@@ -376,7 +378,7 @@ func TestE2EMaxParallelTools(t *testing.T) {
 	e := newE2E(t, "parallel_order.json")
 	// One at a time: each command finds the workspace as the one before
 	// left it, in call order.
-	if r := e.run("--yes", "--max-parallel-tools", "1", "-p", "run three commands"); r.code != exitOK {
+	if r := e.run("--yes", "--max-parallel-tools", "1", "-p", "run three commands"); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	b, err := os.ReadFile(filepath.Join(e.workspace, "order.txt"))
@@ -386,12 +388,12 @@ func TestE2EMaxParallelTools(t *testing.T) {
 
 	for _, bad := range [][]string{{"--max-parallel-tools", "0"}, {"--max-parallel-tools=-2"}} {
 		r := e.run(append(bad, "-p", "x")...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, "--max-parallel-tools: got ") || !strings.Contains(r.stderr, "want 1 or more") {
+		if r.code != app.ExitUsage || !strings.Contains(r.stderr, "--max-parallel-tools: got ") || !strings.Contains(r.stderr, "want 1 or more") {
 			t.Errorf("%v: exit %d, stderr %q", bad, r.code, r.stderr)
 		}
 	}
 	e.config(`{"max_parallel_tools": -1}`)
-	if r := e.run("-p", "x"); r.code != exitUsage || !strings.Contains(r.stderr, "field max_parallel_tools: got -1; want 1 or more") {
+	if r := e.run("-p", "x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, "field max_parallel_tools: got -1; want 1 or more") {
 		t.Errorf("config -1: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -403,8 +405,8 @@ func TestE2EFailingPreToolHookIsReportedAndFailsTheRun(t *testing.T) {
 			e.config(`{"hooks": {"pre_tool_call": [{"name": "guard",
 			  "command": "echo 'guard: cannot read policy.json' >&2; exit 1"}]}}`)
 			r := e.run("--yes", "--output", format, "-p", "say hello")
-			if r.code != exitError {
-				t.Fatalf("exit %d, want %d", r.code, exitError)
+			if r.code != app.ExitError {
+				t.Fatalf("exit %d, want %d", r.code, app.ExitError)
 			}
 			if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the call ran although its hook failed: %v", err)
@@ -416,7 +418,7 @@ func TestE2EFailingPreToolHookIsReportedAndFailsTheRun(t *testing.T) {
 			}
 			if format == "json" {
 				out := parseJSONOutput(t, r.stdout)
-				if out.ExitCode != exitError || out.HookFailures != 1 || len(out.Warnings) != 1 {
+				if out.ExitCode != app.ExitError || out.HookFailures != 1 || len(out.Warnings) != 1 {
 					t.Errorf("json = %+v", out)
 				}
 			}

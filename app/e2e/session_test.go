@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of sessions: every run is recorded, -c and --resume go
 // on with one exactly, a killed run loses nothing that was complete, and
@@ -6,9 +6,7 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,94 +14,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/agent/llmtest"
 	sessions "github.com/tackle-dev/tackle/agent/session"
-	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/app"
 )
-
-// inProcess sends prompts one after another to one Worker wired as tackle
-// wires it, in e's workspace and environment, against srv: what a single
-// process doing every turn sends.
-func (e *e2e) inProcess(srv *llmtest.Server, prompts ...string) {
-	t := e.t
-	t.Helper()
-	env := environ(append(e.command().Env, "OPENAI_BASE_URL="+srv.URL()))
-	s, c := wiredSession(t, env, "-w", e.workspace, "-p", prompts[0])
-	defer s.Close()
-	w := s.worker(c, s.newConversation(c, nil, nil), func(agent.Event) {})
-	for _, p := range prompts {
-		if out, err := w.Run(context.Background(), p); err != nil || out.Status != agent.StatusFinished {
-			t.Fatalf("in-process run %q: %+v, %v", p, out, err)
-		}
-	}
-}
-
-// wiredSession is the session tackle wires from args and env, as execute
-// does (parsing, config, settings), for tests that drive it in process.
-func wiredSession(t *testing.T, env environ, args ...string) (*session, cli) {
-	t.Helper()
-	io := Streams{Out: io.Discard, Err: io.Discard, Env: env}
-	var c cli
-	parser, err := newParser(&c, io, func(int) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kctx, err := parser.Parse(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(env.get)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := resolveSettings(kctx, &c, cfg, env); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSession(context.Background(), c, cfg, io, func(agent.Event) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, c
-}
 
 // sessionFiles lists the session files of e's state directory.
 func (e *e2e) sessionFiles() []string {
 	files, _ := filepath.Glob(filepath.Join(e.home, ".local", "state", "tackle", "sessions", "*", "*.jsonl"))
 	return files
-}
-
-// -p then -c -p: the second run's request is byte for byte the request a
-// single process doing both turns makes (the golden is that process).
-func TestE2EContinueSendsWhatOneProcessWould(t *testing.T) {
-	e := newE2E(t, "session_two_turns.json")
-	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := e.run("-p", "what do the notes say?"); r.code != exitOK {
-		t.Fatalf("first run: exit %d", r.code)
-	}
-	r := e.run("-c", "-p", "what did I ask?")
-	if r.code != exitOK || r.stdout != "You asked about the notes; they say hello.\n" {
-		t.Fatalf("-c run: exit %d, stdout %q", r.code, r.stdout)
-	}
-	if n := len(e.sessionFiles()); n != 1 {
-		t.Errorf("%d session files, want 1: -c goes on with the same session", n)
-	}
-
-	one := llmtest.NewServer(t, llmtest.LoadScript(t, filepath.Join(testdataDir, "e2e", "session_two_turns.json")))
-	e.inProcess(one, "what do the notes say?", "what did I ask?")
-	got, want := e.requests(), one.Requests()
-	if len(got) != 3 || len(want) != 3 {
-		t.Fatalf("requests: %d after -c, %d in one process", len(got), len(want))
-	}
-	if !bytes.Equal(got[2].Raw, want[2].Raw) {
-		t.Errorf("the request after -c differs from one process's:\n%s\nwant\n%s", got[2].Raw, want[2].Raw)
-	}
-	msgs := got[2].Messages
-	if len(msgs) != 6 || msgs[3].Role != chat.RoleTool || !strings.Contains(msgs[3].Content, "hello") || msgs[5].Content != "what did I ask?" {
-		t.Errorf("the request after -c = %+v", msgs)
-	}
 }
 
 // kill -9 while the reply streams: -c goes on with every message that was
@@ -120,7 +38,7 @@ func TestE2EKilledRunLosesNothingThatWasComplete(t *testing.T) {
 	}
 	<-e.srv.Stalled()
 	r := e.runBounded(time.Minute, "-c", "-p", "meanwhile")
-	if r.code != exitError || !strings.Contains(r.stderr, "open in another tackle process") {
+	if r.code != app.ExitError || !strings.Contains(r.stderr, "open in another tackle process") {
 		t.Errorf("a second tackle on the session: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -129,7 +47,7 @@ func TestE2EKilledRunLosesNothingThatWasComplete(t *testing.T) {
 	cmd.Wait()
 
 	r = e.runBounded(time.Minute, "-c", "-p", "and now?")
-	if r.code != exitOK || r.stdout != "Back again: the notes say hello.\n" {
+	if r.code != app.ExitOK || r.stdout != "Back again: the notes say hello.\n" {
 		t.Fatalf("-c after the kill: exit %d, stdout %q", r.code, r.stdout)
 	}
 	msgs := e.requests()[2].Messages
@@ -175,7 +93,7 @@ func TestE2EKilledDuringAToolCallGoesOnWithAnInterruptedResult(t *testing.T) {
 	}
 
 	r := e.runBounded(time.Minute, "-c", "-p", "what happened?")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("-c after the kill: exit %d", r.code)
 	}
 	if got := e.toolResult(1, "call_block"); got != sessions.InterruptedResult {
@@ -200,14 +118,14 @@ type savedPause struct {
 func (e *e2e) savePause() savedPause {
 	e.t.Helper()
 	r := e.run("--on-pause", "save", "--output", "json", "-p", "write the files")
-	if r.code != exitDenied {
-		e.t.Fatalf("exit %d, want %d", r.code, exitDenied)
+	if r.code != app.ExitDenied {
+		e.t.Fatalf("exit %d, want %d", r.code, app.ExitDenied)
 	}
 	var out savedPause
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		e.t.Fatalf("stdout: %v\n%s", err, r.stdout)
 	}
-	if out.Status != "paused" || out.ExitCode != exitDenied || out.SessionID == "" || len(out.Pending) != 2 ||
+	if out.Status != "paused" || out.ExitCode != app.ExitDenied || out.SessionID == "" || len(out.Pending) != 2 ||
 		out.Pending[0].ID != "call_a" || out.Pending[0].Tool != "bash" || out.Pending[0].Arguments["command"] != "echo a > a.txt" ||
 		out.Pending[0].Hook != "approval" || out.Pending[0].Reason == "" {
 		e.t.Fatalf("saved pause = %+v", out)
@@ -234,7 +152,7 @@ func TestE2ESavedPauseApprovedLater(t *testing.T) {
 	}
 
 	r := e.run("--resume", saved.SessionID, "--approve", "all")
-	if r.code != exitOK || r.stdout != "Done.\n" {
+	if r.code != app.ExitOK || r.stdout != "Done.\n" {
 		t.Fatalf("--approve all: exit %d, stdout %q", r.code, r.stdout)
 	}
 	for _, f := range []string{"a.txt", "b.txt"} {
@@ -249,7 +167,7 @@ func TestE2ESavedPauseApprovedLater(t *testing.T) {
 	if n := len(msgs); n != 5 || msgs[3].ToolCallID != "call_a" || msgs[4].ToolCallID != "call_b" {
 		t.Errorf("request after the answer = %+v", msgs)
 	}
-	if r := e.run("--resume", saved.SessionID, "--approve", "all"); r.code != exitUsage || !strings.Contains(r.stderr, "is not paused") {
+	if r := e.run("--resume", saved.SessionID, "--approve", "all"); r.code != app.ExitUsage || !strings.Contains(r.stderr, "is not paused") {
 		t.Errorf("answering twice: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -271,16 +189,16 @@ func TestE2ESavedPauseDeniedWithAReason(t *testing.T) {
 		{[]string{"--approve", "call_a", "--reason", "why", "--deny", "call_b"}, "--reason \"why\": it explains the --deny CALL_ID just before it"},
 	} {
 		r := e.run(append([]string{"--resume", id}, tc.args...)...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+		if r.code != app.ExitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, r.code, r.stderr, tc.want)
 		}
 	}
-	if r := e.run("-c", "-p", "something else"); r.code != exitUsage || !strings.Contains(r.stderr, "is paused: 2 calls wait for an answer (call_a, call_b)") {
+	if r := e.run("-c", "-p", "something else"); r.code != app.ExitUsage || !strings.Contains(r.stderr, "is paused: 2 calls wait for an answer (call_a, call_b)") {
 		t.Errorf("a new prompt to the paused session: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	r := e.run("--resume", id, "--approve", "call_a", "--deny", "call_b", "--reason", "b.txt is generated; leave it", "--deny", "bash(rm *)")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "a.txt")); err != nil {
@@ -299,10 +217,10 @@ func TestE2ESavedPauseDeniedWithAReason(t *testing.T) {
 func TestE2ESessionsListsThem(t *testing.T) {
 	e := newE2E(t, "session_two_turns.json")
 	os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("hello\n"), 0o644)
-	if r := e.run("sessions"); r.code != exitOK || !strings.Contains(r.stdout, "No sessions in ") {
+	if r := e.run("sessions"); r.code != app.ExitOK || !strings.Contains(r.stdout, "No sessions in ") {
 		t.Errorf("no sessions: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if r := e.run("sessions", "--output", "json"); r.code != exitOK || strings.TrimSpace(r.stdout) != "[]" {
+	if r := e.run("sessions", "--output", "json"); r.code != app.ExitOK || strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("no sessions, json: exit %d, stdout %q", r.code, r.stdout)
 	}
 	e.run("-p", "what do the notes say?")
@@ -310,7 +228,7 @@ func TestE2ESessionsListsThem(t *testing.T) {
 
 	r := e.run("sessions", "--output", "json")
 	var list []sessions.Info
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != exitOK {
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != app.ExitOK {
 		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stdout)
 	}
 	if len(list) != 1 || list[0].Turns != 2 || list[0].FirstPrompt != "what do the notes say?" || list[0].Status != "finished" || list[0].Model != "e2e-model" {
@@ -322,10 +240,10 @@ func TestE2ESessionsListsThem(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r := e.run("--resume", "nope", "-p", "x"); r.code != exitUsage || !strings.Contains(r.stderr, `no session "nope" in this workspace`) {
+	if r := e.run("--resume", "nope", "-p", "x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, `no session "nope" in this workspace`) {
 		t.Errorf("--resume of a missing session: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := e.run("--resume", "-p", "x"); r.code != exitUsage || !strings.Contains(r.stderr, "--resume without an ID") {
+	if r := e.run("--resume", "-p", "x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, "--resume without an ID") {
 		t.Errorf("--resume without an ID, piped: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -334,7 +252,7 @@ func TestE2ESessionsListsThem(t *testing.T) {
 func TestE2ESessionFileIsRedacted(t *testing.T) {
 	e := newE2E(t, "redact_secrets.json")
 	writeSecrets(t, e.workspace)
-	if r := e.runBounded(time.Minute, "--yes", "-p", "look at the settings, token "+e2eGitHubToken); r.code != exitOK {
+	if r := e.runBounded(time.Minute, "--yes", "-p", "look at the settings, token "+e2eGitHubToken); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	files := e.sessionFiles()
@@ -362,7 +280,7 @@ func TestE2ETUIContinueShowsTheTranscriptAndGoesOn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.run("-p", "what do the notes say?"); r.code != exitOK {
+	if r := e.run("-p", "what do the notes say?"); r.code != app.ExitOK {
 		t.Fatalf("first run: exit %d", r.code)
 	}
 	s := e.startTUI("-c")
@@ -377,7 +295,7 @@ func TestE2ETUIContinueShowsTheTranscriptAndGoesOn(t *testing.T) {
 	s.waitFor("You asked about the notes; they say hello.")
 	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Fatalf("exit status %d", code)
 	}
 	if msgs := e.requests()[2].Messages; len(msgs) != 6 || msgs[5].Content != "what did I ask?" {
@@ -400,7 +318,7 @@ func TestE2ESavedPauseGoesOnAfterThePausingHook(t *testing.T) {
 	after := `{"name": "after", "command": "echo x >> after.log"}`
 	e.config(`{"hooks": {"pre_tool_call": [` + gate + `, ` + after + `]}}`)
 	r := e.run("--on-pause", "save", "-p", "read the notes")
-	if r.code != exitDenied || !strings.Contains(r.stdout, "call_read  read_file") || !strings.Contains(r.stdout, "asked by hook gate: reads need a look") {
+	if r.code != app.ExitDenied || !strings.Contains(r.stdout, "call_read  read_file") || !strings.Contains(r.stdout, "asked by hook gate: reads need a look") {
 		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	count := func(name string) int {
@@ -413,13 +331,13 @@ func TestE2ESavedPauseGoesOnAfterThePausingHook(t *testing.T) {
 
 	e.config(`{"hooks": {"pre_tool_call": [` + after + `]}}`)
 	r = e.run("-c", "--approve", "all")
-	if r.code != exitError || !strings.Contains(r.stderr, `pre_tool_call hook "gate", which paused the run, is not registered now`) {
+	if r.code != app.ExitError || !strings.Contains(r.stderr, `pre_tool_call hook "gate", which paused the run, is not registered now`) {
 		t.Fatalf("without the hook: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	e.config(`{"hooks": {"pre_tool_call": [` + gate + `, ` + after + `]}}`)
 	r = e.run("-c", "--approve", "call_read")
-	if r.code != exitOK || r.stdout != "The notes say hello.\n" {
+	if r.code != app.ExitOK || r.stdout != "The notes say hello.\n" {
 		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	if count("gate.log") != 1 || count("after.log") != 1 {
@@ -436,7 +354,7 @@ func TestE2EOnPauseFromTheConfigFile(t *testing.T) {
 	e := newE2E(t, "session_pause.json")
 	e.config(`{"on_pause": "save"}`)
 	r := e.run("-p", "write the files")
-	if r.code != exitDenied {
+	if r.code != app.ExitDenied {
 		t.Fatalf("exit %d", r.code)
 	}
 	for _, want := range []string{"Writing two files.", "Paused; saved as session ", "2 calls wait for an answer:", `call_a  bash  {"command": "echo a > a.txt"}`,
@@ -446,7 +364,7 @@ func TestE2EOnPauseFromTheConfigFile(t *testing.T) {
 		}
 	}
 	e.config(`{"on_pause": "later"}`)
-	if r := e.run("-p", "x"); r.code != exitUsage || !strings.Contains(r.stderr, `field on_pause: got "later"; want deny or save`) {
+	if r := e.run("-p", "x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, `field on_pause: got "later"; want deny or save`) {
 		t.Errorf("bad on_pause: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

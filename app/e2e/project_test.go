@@ -1,4 +1,4 @@
-package app
+package e2e
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -24,7 +25,7 @@ func TestE2ESystemPromptHasProjectInstructionsAndEnvironment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(userDir, "AGENTS.md"), []byte("Keep answers short.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.run("-p", "hi"); r.code != exitOK {
+	if r := e.run("-p", "hi"); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	reqs := e.requests()
@@ -59,7 +60,7 @@ func TestE2ETUIPromptHistorySurvivesARestart(t *testing.T) {
 	s.waitFor("The answer is")
 	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Fatalf("exit status %d", code)
 	}
 
@@ -74,7 +75,7 @@ func TestE2ETUIPromptHistorySurvivesARestart(t *testing.T) {
 	s.keys("Escape")
 	s.waitUntil("the search to close", func(screen string) bool { return !strings.Contains(screen, "Search earlier prompts") })
 	s.keys("C-d")
-	if code := s.waitExit(); code != exitOK {
+	if code := s.waitExit(); code != app.ExitOK {
 		t.Errorf("exit status %d", code)
 	}
 }

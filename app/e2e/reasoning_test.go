@@ -1,4 +1,4 @@
-package app
+package e2e
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tackle-dev/tackle/app"
 )
 
 // TestE2EReasoningNeverOnStdout: a thinking model's reasoning (Ollama's
@@ -22,7 +24,7 @@ func TestE2EReasoningNeverOnStdout(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			e := newReplay(t, sse(t, tc.file), sse(t, tc.file), sse(t, tc.file))
 			plain := e.run("-p", "hi")
-			if plain.code != exitOK || strings.TrimSpace(plain.stdout) != tc.answer {
+			if plain.code != app.ExitOK || strings.TrimSpace(plain.stdout) != tc.answer {
 				t.Fatalf("exit %d, stdout %q; want %q", plain.code, plain.stdout, tc.answer)
 			}
 			if strings.Contains(plain.stderr, tc.thought) {
@@ -53,7 +55,7 @@ func TestE2EReasoningInStreamJSON(t *testing.T) {
 	e := newReplay(t, sse(t, "deepseek-reasoner-tool-call"), sse(t, "ollama-reasoning"))
 	writeNotes(t, e)
 	r := e.run("-o", "stream-json", "--yes", "-p", "read the notes")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	var thought strings.Builder
@@ -114,11 +116,11 @@ func TestE2EReasoningRoundTrips(t *testing.T) {
 			e := newReplay(t, sse(t, tc.file), sse(t, "ollama-reasoning"), sse(t, "ollama-reasoning"))
 			writeNotes(t, e)
 			r := e.run("--yes", "-p", "read the notes")
-			if r.code != exitOK || strings.TrimSpace(r.stdout) != "Hello from Ollama." {
+			if r.code != app.ExitOK || strings.TrimSpace(r.stdout) != "Hello from Ollama." {
 				t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 			}
 			resumed := e.run("-c", "-p", "and again")
-			if resumed.code != exitOK {
+			if resumed.code != app.ExitOK {
 				t.Fatalf("resume: exit %d\n%s", resumed.code, resumed.stderr)
 			}
 			reqs := e.requests()
@@ -177,7 +179,7 @@ func messagesJSON(t *testing.T, raw []byte) string {
 func TestE2EReasoningEffort(t *testing.T) {
 	e := newReplay(t, sse(t, "ollama-reasoning"), sse(t, "ollama-reasoning"), sse(t, "ollama-reasoning"))
 	for _, args := range [][]string{{"-p", "hi"}, {"--reasoning-effort", "high", "-p", "hi"}} {
-		if r := e.run(args...); r.code != exitOK {
+		if r := e.run(args...); r.code != app.ExitOK {
 			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
 		}
 	}
@@ -187,7 +189,7 @@ func TestE2EReasoningEffort(t *testing.T) {
 	if err := os.WriteFile(e.configPath(), []byte(`{"reasoning_effort": "low"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.run("-p", "hi"); r.code != exitOK {
+	if r := e.run("-p", "hi"); r.code != app.ExitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	var got []string
@@ -204,7 +206,7 @@ func TestE2EReasoningEffort(t *testing.T) {
 		t.Errorf("reasoning_effort sent %q, want %q", got, want)
 	}
 	bad := e.run("--reasoning-effort", "max", "-p", "hi")
-	if bad.code != exitUsage || !strings.Contains(bad.stderr, "reasoning-effort") || !strings.Contains(bad.stderr, "minimal, low, medium, high") {
+	if bad.code != app.ExitUsage || !strings.Contains(bad.stderr, "reasoning-effort") || !strings.Contains(bad.stderr, "minimal, low, medium, high") {
 		t.Errorf("a bad effort: exit %d\n%s", bad.code, bad.stderr)
 	}
 }

@@ -1,169 +1,30 @@
-package app
+package e2e
 
-// End-to-end tests: the built tackle binary, run piped against the scripted
-// OpenAI-compatible server, with real tools and real command hooks.
+// End-to-end tests of piped runs: the answer, the prompt from stdin, tool
+// calls approved or denied, hooks' retries, server errors, interrupts, the
+// json and stream-json outputs, --help and --version, allow and deny rules.
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
-	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
-
-// tackleBin is the binary built once for all end-to-end tests, and
-// mcpServerBin the test MCP server (tools/mcp/testdata/mcpserver), built
-// with it.
-var tackleBin, mcpServerBin string
-
-// module is tackle's module path: the programs the tests build are named
-// by import path, which works from any directory of the module.
-const module = "github.com/tackle-dev/tackle"
-
-// testdataDir is the module's testdata folder: the scripted conversations,
-// the recorded server streams, the Claude Code hook scripts.
-const testdataDir = "../testdata"
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tackle-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	tackleBin, mcpServerBin = filepath.Join(dir, "tackle"), filepath.Join(dir, "mcpserver")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), module, module+"/tools/mcp/testdata/mcpserver")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building tackle:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// e2e is one run of the binary against a scripted server.
-type e2e struct {
-	t         *testing.T
-	srv       *llmtest.Server
-	workspace string
-	home      string // XDG_CONFIG_HOME and HOME
-	stdin     string
-	env       []string // added to tackle's environment
-}
-
-func newE2E(t *testing.T, script string) *e2e {
-	t.Helper()
-	return &e2e{
-		t:         t,
-		srv:       llmtest.NewServer(t, llmtest.LoadScript(t, filepath.Join(testdataDir, "e2e", script))),
-		workspace: t.TempDir(),
-		home:      t.TempDir(),
-	}
-}
-
-// config writes the user config file.
-func (e *e2e) config(body string) { e.writeConfig(e.t, body) }
-
-// writeConfig writes the user config file, failing tb.
-func (e *e2e) writeConfig(tb testing.TB, body string) {
-	tb.Helper()
-	dir := filepath.Join(e.home, "tackle")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(body), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func (e *e2e) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(tackleBin, args...)
-	cmd.Dir = e.workspace
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + e.home,
-		"XDG_CONFIG_HOME=" + e.home,
-		"OPENAI_BASE_URL=" + e.srv.URL(),
-		"OPENAI_API_KEY=sk-e2e-secret-key",
-		"TACKLE_MODEL=e2e-model",
-	}
-	// tackle gets a fresh HOME; the test process's build cache keeps the
-	// turn-end checks' go vet from compiling the standard library again.
-	if c := goCache(); c != "" {
-		cmd.Env = append(cmd.Env, "GOCACHE="+c)
-	}
-	cmd.Env = append(cmd.Env, e.env...)
-	if e.stdin != "" {
-		cmd.Stdin = strings.NewReader(e.stdin)
-	}
-	return cmd
-}
-
-// goCache is the test process's Go build cache.
-var goCache = sync.OnceValue(func() string {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-})
-
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-func (e *e2e) run(args ...string) result {
-	e.t.Helper()
-	cmd := e.command(args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	code := 0
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("running tackle: %v", err)
-	}
-	e.t.Logf("tackle %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
-}
-
-func (e *e2e) requests() []llmtest.Request { return e.srv.Requests() }
-
-// toolResult finds the tool message for callID in the n-th request.
-func (e *e2e) toolResult(n int, callID string) string {
-	e.t.Helper()
-	reqs := e.requests()
-	if len(reqs) <= n {
-		e.t.Fatalf("server got %d requests, want more than %d", len(reqs), n)
-	}
-	for _, m := range reqs[n].Messages {
-		if m.Role == chat.RoleTool && m.ToolCallID == callID {
-			return m.Content
-		}
-	}
-	e.t.Fatalf("request %d has no result for %s: %+v", n, callID, reqs[n].Messages)
-	return ""
-}
 
 func TestE2EPlainAnswer(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.run("-p", "what is the answer?")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if want := "The answer is **42**.\nNothing else to do.\n"; r.stdout != want {
@@ -184,7 +45,7 @@ func TestE2EPlainAnswer(t *testing.T) {
 func TestE2EPromptFromStdinAndAsContext(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	e.stdin = "fix the failing test\n"
-	if r := e.run(); r.code != exitOK {
+	if r := e.run(); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	msgs := e.requests()[0].Messages
@@ -194,7 +55,7 @@ func TestE2EPromptFromStdinAndAsContext(t *testing.T) {
 
 	e = newE2E(t, "plain.json")
 	e.stdin = "--- FAIL: TestX\n"
-	if r := e.run("-p", "explain this log"); r.code != exitOK {
+	if r := e.run("-p", "explain this log"); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	msgs = e.requests()[0].Messages
@@ -206,10 +67,10 @@ func TestE2EPromptFromStdinAndAsContext(t *testing.T) {
 func TestE2ENoPromptIsUsageError(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.run()
-	if r.code != exitUsage || !strings.Contains(r.stderr, "no prompt") {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, "no prompt") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := e.run("--output", "yaml", "-p", "x"); r.code != exitUsage {
+	if r := e.run("--output", "yaml", "-p", "x"); r.code != app.ExitUsage {
 		t.Errorf("bad --output: exit %d", r.code)
 	}
 	if len(e.requests()) != 0 {
@@ -220,7 +81,7 @@ func TestE2ENoPromptIsUsageError(t *testing.T) {
 func TestE2EToolApprovedWithYes(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	r := e.run("--yes", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
@@ -240,8 +101,8 @@ func TestE2EToolApprovedWithYes(t *testing.T) {
 func TestE2EToolDeniedWithoutYes(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	r := e.run("-p", "say hello")
-	if r.code != exitDenied {
-		t.Fatalf("exit %d, want %d", r.code, exitDenied)
+	if r.code != app.ExitDenied {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitDenied)
 	}
 	got := e.toolResult(1, "call_echo")
 	if !strings.HasPrefix(got, "This tool call was denied; it did not run.") || !strings.Contains(got, "non-interactive") {
@@ -257,7 +118,7 @@ func TestE2EToolDeniedWithoutYes(t *testing.T) {
 
 func TestE2EYoloModeNeedsNoApproval(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
-	if r := e.run("--mode", "yolo", "-p", "say hello"); r.code != exitOK {
+	if r := e.run("--mode", "yolo", "-p", "say hello"); r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
@@ -272,7 +133,7 @@ func TestE2EContinueWithMessagesHookRetriesOnceThenFinishes(t *testing.T) {
 	e.config(`{"hooks": {"on_turn_end": [{"name": "goodbye-check", "command":
 	  "if [ -e seen ]; then exit 0; fi; touch seen; echo '{\"action\":\"continue_with_messages\",\"messages\":[\"Please also say goodbye.\"]}'"}]}}`)
 	r := e.run("-p", "greet me")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	reqs := e.requests()
@@ -298,8 +159,8 @@ func TestE2ERetryBudgetExhaustedIsCapped(t *testing.T) {
 	e.config(`{"hooks": {"on_turn_end": [{"name": "strict", "command":
 	  "n=$(cat rounds 2>/dev/null || echo 0); n=$((n+1)); echo $n > rounds; echo \"main.go:$n:1: still broken\" >&2; exit 2"}]}}`)
 	r := e.run("--max-retries", "2", "-p", "fix it")
-	if r.code != exitCapped {
-		t.Fatalf("exit %d, want %d", r.code, exitCapped)
+	if r.code != app.ExitCapped {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitCapped)
 	}
 	if n := len(e.requests()); n != 3 {
 		t.Errorf("requests = %d, want 3 (the first try and 2 retries)", n)
@@ -312,7 +173,7 @@ func TestE2ERetryBudgetExhaustedIsCapped(t *testing.T) {
 func TestE2EMalformedArgumentsGoBackToTheModel(t *testing.T) {
 	e := newE2E(t, "malformed_args.json")
 	r := e.run("--yes", "-p", "run something")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	got := e.toolResult(1, "call_bad")
@@ -324,7 +185,7 @@ func TestE2EMalformedArgumentsGoBackToTheModel(t *testing.T) {
 func TestE2EUnknownToolNamesTheValidTools(t *testing.T) {
 	e := newE2E(t, "unknown_tool.json")
 	r := e.run("-p", "deploy")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	got := e.toolResult(1, "call_deploy")
@@ -338,7 +199,7 @@ func TestE2EUnknownToolNamesTheValidTools(t *testing.T) {
 func TestE2ERateLimitThenSuccess(t *testing.T) {
 	e := newE2E(t, "rate_limited.json")
 	r := e.run("-p", "hi")
-	if r.code != exitOK || r.stdout != "Recovered after the rate limit.\n" {
+	if r.code != app.ExitOK || r.stdout != "Recovered after the rate limit.\n" {
 		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	if n := len(e.requests()); n != 2 {
@@ -352,8 +213,8 @@ func TestE2ERateLimitThenSuccess(t *testing.T) {
 func TestE2EStreamCutMidToolCall(t *testing.T) {
 	e := newE2E(t, "cut_mid_tool_call.json")
 	r := e.run("--yes", "-p", "touch a file")
-	if r.code != exitError {
-		t.Fatalf("exit %d, want %d", r.code, exitError)
+	if r.code != app.ExitError {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitError)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "must-not-exist")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the partial tool call ran: %v", err)
@@ -381,8 +242,8 @@ func TestE2EInterruptRunsOnAbortAndExits130(t *testing.T) {
 	}
 	err := cmd.Wait()
 	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted {
-		t.Fatalf("wait = %v, want exit %d\nstderr: %s", err, exitInterrupted, stderr.String())
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != app.ExitInterrupted {
+		t.Fatalf("wait = %v, want exit %d\nstderr: %s", err, app.ExitInterrupted, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(e.workspace, "aborted.json"))
 	if err != nil {
@@ -397,7 +258,7 @@ func TestE2EInterruptRunsOnAbortAndExits130(t *testing.T) {
 func TestE2EOutputJSON(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	r := e.run("--yes", "--output", "json", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	var out struct {
@@ -444,7 +305,7 @@ func TestE2EOutputJSON(t *testing.T) {
 func TestE2EOutputStreamJSON(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	r := e.run("--yes", "--output", "stream-json", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	var types []string
@@ -482,7 +343,7 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 func TestE2EHelpAndVersion(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.run("--help")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("--help exit %d", r.code)
 	}
 	for _, want := range []string{"--prompt", "--output", "--yes", "--mode", "Exit codes", "OPENAI_API_KEY"} {
@@ -490,7 +351,7 @@ func TestE2EHelpAndVersion(t *testing.T) {
 			t.Errorf("--help does not mention %s", want)
 		}
 	}
-	if r := e.run("--version"); r.code != exitOK || !strings.HasPrefix(r.stdout, "tackle ") {
+	if r := e.run("--version"); r.code != app.ExitOK || !strings.HasPrefix(r.stdout, "tackle ") {
 		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
 	}
 }
@@ -499,15 +360,15 @@ func TestE2EAllowRulesMustCoverEveryCommand(t *testing.T) {
 	// The command is `echo hello-from-tool | tee ran.txt`: allowing echo
 	// alone does not allow the pipeline.
 	e := newE2E(t, "bash_echo.json")
-	if r := e.run("--allow", "bash(echo *)", "-p", "say hello"); r.code != exitDenied {
-		t.Fatalf("echo-only rule: exit %d, want %d", r.code, exitDenied)
+	if r := e.run("--allow", "bash(echo *)", "-p", "say hello"); r.code != app.ExitDenied {
+		t.Fatalf("echo-only rule: exit %d, want %d", r.code, app.ExitDenied)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the command ran: %v", err)
 	}
 
 	e = newE2E(t, "bash_echo.json")
-	if r := e.run("--allow", "bash(echo *)", "--allow", "bash(tee ran.txt)", "-p", "say hello"); r.code != exitOK {
+	if r := e.run("--allow", "bash(echo *)", "--allow", "bash(tee ran.txt)", "-p", "say hello"); r.code != app.ExitOK {
 		t.Fatalf("both rules: exit %d", r.code)
 	}
 	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
@@ -519,7 +380,7 @@ func TestE2EDenyWinsEvenWithYes(t *testing.T) {
 	e := newE2E(t, "bash_echo.json")
 	e.config(`{"deny": ["bash(tee *)"]}`)
 	r := e.run("--yes", "--allow", "bash", "-p", "say hello")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	got := e.toolResult(1, "call_echo")
@@ -534,7 +395,7 @@ func TestE2EDenyWinsEvenWithYes(t *testing.T) {
 func TestE2EBadRuleIsUsageError(t *testing.T) {
 	e := newE2E(t, "plain.json")
 	r := e.run("--allow", "bash(go test", "-p", "x")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "bash(go test") {
+	if r.code != app.ExitUsage || !strings.Contains(r.stderr, "bash(go test") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -545,7 +406,7 @@ func TestE2EAPIKeyNeverReachesTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("--output", "json", "-p", "what is in .env?")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 	got := e.toolResult(1, "call_env")

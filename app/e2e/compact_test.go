@@ -1,4 +1,4 @@
-package app
+package e2e
 
 // End-to-end tests of compaction: the built binary against the scripted
 // server, with a small context window.
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent/llmtest"
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -49,7 +50,7 @@ func TestE2ELongSessionCompactsAndFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("-p", "read notes.txt 200 times", "--max-requests", "201", "--output", "stream-json")
-	if r.code != exitOK {
+	if r.code != app.ExitOK {
 		t.Fatalf("exit %d", r.code)
 	}
 
@@ -133,7 +134,7 @@ func TestE2EContextLengthExceededCompactsAndRetriesOnce(t *testing.T) {
 	e := newE2E(t, "compact_overflow.json")
 	e.writeNotes()
 	r := e.run("-p", "read notes.txt twice")
-	if r.code != exitOK || r.stdout != "Read it twice.\n" {
+	if r.code != app.ExitOK || r.stdout != "Read it twice.\n" {
 		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	if !strings.Contains(r.stderr, "⇣ compacting the conversation (the server said the request is too long for the model)\n") ||
@@ -164,8 +165,8 @@ func TestE2EContextLengthExceededTwiceEndsTheRun(t *testing.T) {
 	e := newE2E(t, "compact_overflow_twice.json")
 	e.writeNotes()
 	r := e.run("-p", "read notes.txt twice")
-	if r.code != exitError {
-		t.Fatalf("exit %d, want %d", r.code, exitError)
+	if r.code != app.ExitError {
+		t.Fatalf("exit %d, want %d", r.code, app.ExitError)
 	}
 	const want = "the request is still too long for the model after compacting the conversation: model request failed: 400 Bad Request: request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it"
 	if !strings.Contains(r.stderr, want) {
@@ -212,7 +213,7 @@ func TestE2EPreCompactCommandHook(t *testing.T) {
 			e.config(`{"context_window": 3600, "compact_keep_turns": 1, "compact_threshold": 0.9,
 				"hooks": {"pre_compact": [{"name": "h", "command": ` + string(cmd) + `}]}}`)
 			r := e.run("-p", "read notes.txt four times")
-			if r.code != exitOK {
+			if r.code != app.ExitOK {
 				t.Fatalf("exit %d", r.code)
 			}
 			tc.check(t, r, e.requests())

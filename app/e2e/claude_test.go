@@ -1,4 +1,4 @@
-package app
+package e2e
 
 import (
 	"encoding/json"
@@ -392,12 +392,14 @@ func TestClaudeTranscriptContinues(t *testing.T) {
 // ./scripts/check.sh) without asking, in yolo mode and with --yes too.
 func TestTrustedHookScriptsAreProtected(t *testing.T) {
 	e := newE2E(t, "hook_script_rewrite.json")
-	writeFiles(t, e.workspace, map[string]string{
+	for rel, body := range map[string]string{
 		"scripts/guard.sh":      "#!/bin/sh\nexit 0\n",
 		"scripts/check.sh":      "#!/bin/sh\nexit 0\n",
 		".tackle/config.json":   `{"hooks": {"on_turn_end": [{"name": "check", "command": ["./scripts/check.sh"]}]}}`,
 		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/scripts/guard.sh"}]}]}}`,
-	})
+	} {
+		mustWrite(t, filepath.Join(e.workspace, rel), body)
+	}
 	os.Chmod(filepath.Join(e.workspace, "scripts", "guard.sh"), 0o755)
 	os.Chmod(filepath.Join(e.workspace, "scripts", "check.sh"), 0o755)
 	e.run("--trust-project", "--mode", "yolo", "--yes", "-p", "go")

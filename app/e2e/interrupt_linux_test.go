@@ -1,6 +1,6 @@
 //go:build linux
 
-package app
+package e2e
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tackle-dev/tackle/app"
 )
 
 // stubbornServer is a hook server that observes, ignores hook.shutdown
@@ -110,8 +112,8 @@ func TestE2ESecondInterruptLeavesNoHookServer(t *testing.T) {
 	}
 	err = cmd.Wait()
 	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted {
-		t.Fatalf("tackle ended with %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != app.ExitInterrupted {
+		t.Fatalf("tackle ended with %v, want exit %d\n%s", err, app.ExitInterrupted, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupted twice") {
 		t.Errorf("tackle did not take the second interrupt:\n%s", stderr.String())
