@@ -3,6 +3,7 @@ package main
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,34 @@ func TestImportsFollowTheLayers(t *testing.T) {
 		if !slices.ContainsFunc(pkgs, func(p pkg) bool { return p.rel == rel }) {
 			t.Errorf("importLayers lists %s, which is not a package of the module", rel)
 		}
+	}
+}
+
+// TestRootIsOnlyMain: the module's root package is the tackle command
+// and nothing else. main.go hands app.Main the process's streams and
+// exits with its code; the application and its policy live in app/ and
+// the packages below it (ARCHITECTURE.md).
+func TestRootIsOnlyMain(t *testing.T) {
+	t.Parallel()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, e := range entries {
+		if name := e.Name(); !e.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			code = append(code, name)
+		}
+	}
+	if !slices.Equal(code, []string{"main.go"}) {
+		t.Errorf("the root package's code files are %q, want only main.go: the application lives in app/", code)
+	}
+	b, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > 30 {
+		t.Errorf("main.go has %d lines, want 30 at most: it only hands app.Main the process's streams", n)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // does after start-up, from parsing the command line to the exit code.
 // Profile it with
 //
-//	go test -run '^$' -bench PipedTask -benchtime 200x -cpuprofile cpu.out .
+//	go test -run '^$' -bench PipedTask -benchtime 200x -cpuprofile cpu.out ./app
 func BenchmarkPipedTask(b *testing.B) {
 	var rs []llmtest.Response
 	for range b.N {

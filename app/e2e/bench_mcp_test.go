@@ -16,7 +16,7 @@ import (
 // first request goes out long before that server is ready (it fails the
 // benchmark if the request offers the server's tools).
 //
-//	go test -run '^$' -bench StartupWithMCP -benchtime 10x .
+//	go test -run '^$' -bench StartupWithMCP -benchtime 10x ./app/e2e
 func BenchmarkStartupWithMCP(b *testing.B) {
 	for _, c := range []struct {
 		name   string

@@ -21,7 +21,7 @@ import (
 // medians of wall time, CPU time (user+system) and peak RSS, and of
 // `--version`, with tackle's ratio to the floor. Run it with:
 //
-//	go test -run '^$' -bench SideBySide -benchtime 1x .
+//	go test -run '^$' -bench SideBySide -benchtime 1x ./app/e2e
 //
 // The streaming task is the same with a final answer of 200 deltas that
 // the server sends 5 ms apart, as a model generates them (stream-cpu-x:

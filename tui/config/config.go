@@ -1,6 +1,6 @@
 // Package config loads tackle's user configuration file,
 // $XDG_CONFIG_HOME/tackle/config.json (~/.config/tackle/config.json when
-// XDG_CONFIG_HOME is unset), which the front ends (main, tui, headless)
+// XDG_CONFIG_HOME is unset), which the front ends (app, tui, headless)
 // read. It only decodes: the CLI layers defaults, the file, the
 // environment and flags (in that order of precedence, lowest first) and
 // validates each setting once, naming where its value came from.

@@ -8,7 +8,7 @@ func TestMaxParallelTools(t *testing.T) {
 		t.Fatalf("Parse = %+v, %v", c, err)
 	}
 	// The range is checked where every source of the setting is
-	// (settings.go), so the file's own value is kept as written.
+	// (app/settings.go), so the file's own value is kept as written.
 	if c, err := Parse([]byte(`{"max_parallel_tools": -1}`)); err != nil || *c.MaxParallelTools != -1 {
 		t.Errorf("negative: %+v, %v", c, err)
 	}
