@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -17,6 +16,7 @@ import (
 	sessions "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/tui/headless"
 )
 
 // resumeFlag is --resume [ID]: the ID is optional (without one the
@@ -126,12 +126,6 @@ func reopen(store *sessions.Store, path string) (*resumed, error) {
 	return &resumed{w: w, l: l}, nil
 }
 
-// Who answered a call of a saved pause, as the session records it.
-const (
-	byApprove = "--approve"
-	byDeny    = "--deny"
-)
-
 // takeAnswers reads --approve and --deny CALL_ID [--reason TEXT] as the
 // answers to the pause res ended with, into c.answers. A --deny value that
 // names no pending call (nor "all") stays a deny rule. Every pending
@@ -175,7 +169,7 @@ func (c *cli) takeAnswers(kctx *kong.Context, res *resumed) error {
 		c.answers = &pauseAnswers{}
 		return nil
 	}
-	decisions, err := decisionsFor(pause.Pending, c.Approve, denies)
+	decisions, err := headless.Decisions(pause.Pending, c.Approve, denies)
 	if err != nil {
 		return usageError{fmt.Errorf("session %s: %w", res.l.Header.ID, err)}
 	}
@@ -189,15 +183,12 @@ type pauseAnswers struct {
 	decisions []agent.Decision
 }
 
-// denyAnswer is one --deny CALL_ID and the --reason that follows it.
-type denyAnswer struct{ id, reason string }
-
 // denyAnswers splits the --deny values into answers (isAnswer) and rules,
 // pairing each --reason with the --deny before it on the command line.
-func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]denyAnswer, []string, error) {
-	var answers []denyAnswer
+func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]headless.Denial, []string, error) {
+	var answers []headless.Denial
 	var rules []string
-	var lastDeny *denyAnswer // the --deny just before, when it answers a call
+	var lastDeny *headless.Denial // the --deny just before, when it answers a call
 	di, ri := 0, 0
 	for _, p := range kctx.Path {
 		if p.Flag == nil || p.Resolved {
@@ -212,7 +203,7 @@ func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]den
 				rules = append(rules, v)
 				continue
 			}
-			answers = append(answers, denyAnswer{id: v})
+			answers = append(answers, headless.Denial{CallID: v})
 			lastDeny = &answers[len(answers)-1]
 		case "reason":
 			r := c.Reason[ri]
@@ -220,77 +211,12 @@ func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]den
 			if lastDeny == nil {
 				return nil, nil, usagef("--reason %q: it explains the --deny CALL_ID just before it (of a paused session's call)", r)
 			}
-			lastDeny.reason, lastDeny = r, nil
+			lastDeny.Reason, lastDeny = r, nil
 		default:
 			lastDeny = nil
 		}
 	}
 	return answers, rules, nil
-}
-
-// decisionsFor answers every pending call from the --approve and --deny
-// values: a call named wins over "all"; an unknown or unanswered call, or
-// one answered twice, is an error that names it.
-func decisionsFor(pending []agent.PendingCall, approve []string, denies []denyAnswer) ([]agent.Decision, error) {
-	byID := map[string]agent.Decision{}
-	var all *agent.Decision
-	set := func(id string, d agent.Decision) error {
-		if id == "all" {
-			if all != nil {
-				return errors.New("all is answered twice")
-			}
-			all = &d
-			return nil
-		}
-		if _, dup := byID[id]; dup {
-			return fmt.Errorf("call %s is answered twice", id)
-		}
-		byID[id] = d
-		return nil
-	}
-	known := map[string]bool{"all": true}
-	for _, p := range pending {
-		known[p.Call.ID] = true
-	}
-	for _, id := range approve {
-		if !known[id] {
-			return nil, fmt.Errorf("--approve %s: no such pending call (pending: %s)", id, pendingList(pending))
-		}
-		if err := set(id, agent.Decision{Verdict: agent.Approve, By: byApprove}); err != nil {
-			return nil, err
-		}
-	}
-	for _, d := range denies {
-		if err := set(d.id, agent.Decision{Verdict: agent.Deny, Reason: d.reason, By: byDeny}); err != nil {
-			return nil, err
-		}
-	}
-	var out []agent.Decision
-	var missing []string
-	for _, p := range pending {
-		d, ok := byID[p.Call.ID]
-		if !ok && all != nil {
-			d, ok = *all, true
-		}
-		if !ok {
-			missing = append(missing, p.Call.ID+" ("+p.Call.Name+")")
-			continue
-		}
-		d.CallID = p.Call.ID
-		out = append(out, d)
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no answer for %s: answer every pending call with --approve CALL_ID|all or --deny CALL_ID", strings.Join(missing, ", "))
-	}
-	return out, nil
-}
-
-func pendingList(pending []agent.PendingCall) string {
-	ids := make([]string, len(pending))
-	for i, p := range pending {
-		ids[i] = p.Call.ID
-	}
-	return strings.Join(ids, ", ")
 }
 
 // conversation is the session a run records into and where its Worker
@@ -384,7 +310,7 @@ func (cv *conversation) pausedCalls() error {
 	}
 	id := cv.id()
 	return usagef("session %s is paused: %s for an answer (%s). Answer with tackle --resume %s --approve CALL_ID|all or --deny CALL_ID [--reason TEXT]",
-		id, plural(len(cv.pause.Pending), "1 call waits", fmt.Sprintf("%d calls wait", len(cv.pause.Pending))), pendingList(cv.pause.Pending), id)
+		id, plural(len(cv.pause.Pending), "1 call waits", fmt.Sprintf("%d calls wait", len(cv.pause.Pending))), headless.PendingList(cv.pause.Pending), id)
 }
 
 func plural(n int, one, many string) string {
