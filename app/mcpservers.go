@@ -2,9 +2,7 @@ package app
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -14,8 +12,8 @@ import (
 )
 
 // mcpServers is the session's MCP servers: the user config's and the
-// trusted .mcp.json's (the user's wins for a name both give), started in the
-// background by startMCP. Their state changes reach the session's event
+// trusted .mcp.json's (mcp.Merge: the user's wins for a name both give),
+// started in the background by startMCP. Their state changes reach the session's event
 // sink as agent.MCPServerStatus, and failures as warnings too, until the
 // session is done with them (quiet).
 type mcpServers struct {
@@ -25,34 +23,13 @@ type mcpServers struct {
 	quiet bool
 }
 
-// mcpSpecs merges the configured servers: the user config's and the
-// project's .mcp.json's. For a name both give, the user's wins: the
-// user's rules (mcp__github__*) were written for the user's server, and a
-// repository must not get them for a server of its own by naming it the
-// same. The project servers left out are returned, sorted.
-func mcpSpecs(user, project map[string]mcp.Spec) (map[string]mcp.Spec, []string) {
-	out := maps.Clone(project)
-	if out == nil {
-		out = map[string]mcp.Spec{}
-	}
-	var shadowed []string
-	for name := range user {
-		if _, ok := project[name]; ok {
-			shadowed = append(shadowed, name)
-		}
-	}
-	maps.Copy(out, user)
-	slices.Sort(shadowed)
-	return out, shadowed
-}
-
 // startMCP starts the configured MCP servers in the background; their
 // tools join the session's toolbox when each is ready.
 func (s *session) startMCP(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
 	if err := mcp.ValidateAll(cfg.MCPServers); err != nil {
 		return config.InFile(cfg.Path, fmt.Errorf("mcpServers: %w", err))
 	}
-	specs, shadowed := mcpSpecs(cfg.MCPServers, c.project.mcp)
+	specs, shadowed := mcp.Merge(cfg.MCPServers, c.project.mcp)
 	for _, name := range shadowed {
 		emit(agent.Warning{Message: fmt.Sprintf("the project's .mcp.json names an MCP server %q, as your config does: yours is used (your approval rules were written for it)", name)})
 	}
