@@ -182,47 +182,20 @@ func serverRows(cfg config.Config) []hookRow {
 	return rows
 }
 
-// claudeEvents maps each Claude Code event to the tackle event whose
-// chain runs it ("" for those run outside the chains).
-var claudeEvents = map[string]hooks.Event{
-	claude.SessionStart: hooks.OnPromptSubmit, claude.UserPromptSubmit: hooks.OnPromptSubmit,
-	claude.PreToolUse: hooks.PreToolCall, claude.PostToolUse: hooks.PostToolCall, claude.PostToolUseFailure: hooks.PostToolCall,
-	claude.Stop: hooks.OnTurnEnd, claude.PreCompact: hooks.PreCompact,
-}
-
 func claudeRows(source string, byEvent map[string][]claude.Group, trust string) []hookRow {
 	var rows []hookRow
 	for _, ev := range claude.Events {
 		for _, g := range byEvent[ev] {
 			for _, h := range g.Hooks {
-				tev := ev
-				name := claude.HookName(ev)
-				prio := 0
-				if e, ok := claudeEvents[ev]; ok {
-					tev = e.String()
-					name = hookNameFor(ev)
-				}
-				if ev == claude.PreToolUse {
-					prio = claude.PrePriority
-				} else if tev == hooks.PostToolCall.String() {
-					prio = claude.PostPriority
+				tev, name, prio := ev, claude.HookName(ev), 0
+				if c, ok := claude.ChainOf(ev); ok {
+					tev, name, prio = c.Event.String(), c.Hook, c.Priority
 				}
 				rows = append(rows, hookRow{Source: source, Event: tev, Name: name + " (" + ev + ": " + h.Command + ")", Matcher: g.Matcher, Priority: prio, Kind: "claude", Trust: trust})
 			}
 		}
 	}
 	return rows
-}
-
-// hookNameFor is the name of the tackle hook that runs a Claude event.
-func hookNameFor(ev string) string {
-	switch ev {
-	case claude.SessionStart:
-		return claude.HookName(claude.UserPromptSubmit)
-	case claude.PostToolUseFailure:
-		return claude.HookName(claude.PostToolUse)
-	}
-	return claude.HookName(ev)
 }
 
 // untrustedRows lists what an untrusted project file would run.

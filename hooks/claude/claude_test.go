@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -363,5 +364,30 @@ func TestTranscriptClaudeFormat(t *testing.T) {
 	}
 	if err := bad.Message(chat.UserMessage("b")); err != nil {
 		t.Errorf("reported twice: %v", err)
+	}
+}
+
+// TestChainOfIsWhatRegisterRegisters: for each Claude event, a set with
+// a command for it registers the hook ChainOf names, in ChainOf's chain
+// (tackle hooks list reads ChainOf); the events run outside the chains
+// register none.
+func TestChainOfIsWhatRegisterRegisters(t *testing.T) {
+	for _, ev := range Events {
+		t.Run(ev, func(t *testing.T) {
+			f := newFixture(t, map[string][]Group{ev: {cmd("", "true")}})
+			c, inChain := ChainOf(ev)
+			var all []string
+			for e := hooks.OnPromptSubmit; e <= hooks.PreCompact; e++ {
+				for _, name := range f.reg.Names(e) {
+					all = append(all, e.String()+" "+name)
+				}
+			}
+			switch {
+			case !inChain && len(all) > 0:
+				t.Errorf("%s runs outside the chains, but the set registered %q", ev, all)
+			case inChain && !slices.Contains(all, c.Event.String()+" "+c.Hook):
+				t.Errorf("ChainOf(%s) = %+v, but the set registered %q", ev, c, all)
+			}
+		})
 	}
 }
