@@ -111,8 +111,8 @@ func listProject(c cli, env environ) (projectLayer, []projectFile, error) {
 // not run).
 func hookRows(cfg config.Config, proj projectLayer, untrusted []projectFile, env environ) []hookRow {
 	rows := []hookRow{
-		{Source: "built-in", Event: hooks.PostToolCall.String(), Name: redact.HookName, Priority: -1 << 20, Kind: "builtin", Trust: "built-in"},
-		{Source: "built-in", Event: hooks.PreToolCall.String(), Name: approval.HookName, Priority: 100, Kind: "builtin", Trust: "built-in"},
+		{Source: "built-in", Event: hooks.PostToolCall.String(), Name: redact.HookName, Priority: redact.HookPriority, Kind: "builtin", Trust: "built-in"},
+		{Source: "built-in", Event: hooks.PreToolCall.String(), Name: approval.HookName, Priority: approval.HookPriority, Kind: "builtin", Trust: "built-in"},
 	}
 	if cfg.Checks.On() {
 		rows = append(rows, hookRow{Source: "built-in", Event: hooks.OnTurnEnd.String(), Name: checks.HookName, Priority: checks.TurnEndPriority, Kind: "builtin", Trust: "built-in"})
