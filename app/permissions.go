@@ -23,7 +23,7 @@ type permissionsCmd struct {
 
 // sessionRulesNote says where the rules that are not in the file live.
 const sessionRulesNote = `--allow and --deny add rules to one run. Rules added with "approve always" ` +
-	`(a in the approval dialog) live only in the running session, until sessions are persisted: ` +
+	`(a in the approval dialog) live only in the running session (a session continued later starts without them): ` +
 	`/permissions in the interactive UI lists and revokes them.`
 
 func (p *permissionsCmd) run(command string, cfg config.Config, stdio Streams) error {

@@ -5,9 +5,9 @@
 // environment and flags (in that order of precedence, lowest first) and
 // validates each setting once, naming where its value came from.
 //
-// A project's own .tackle/config.json is not read: anything in it that can
-// run code (hooks, checks, allow rules) must first be trusted by the user,
-// and tackle does not yet have that trust step.
+// A project's own .tackle/config.json is read by Parse too, but only once
+// the user trusted its contents (Trust pins a hash of each trusted file):
+// anything in it can run code (hooks, allow rules).
 package config
 
 import (
