@@ -23,10 +23,10 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // version is set at build time with

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/tools/chat"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // claudeHooks are the session's Claude Code hooks and the transcript of

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/agent/window"
-	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/app/config"
 )
 
 // compaction is what a session's Workers need to compact: the models'

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -21,7 +22,6 @@ import (
 	"github.com/tackle-dev/tackle/hooks/command"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools/chat"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // hooksCmd is `tackle hooks`: list the configured hooks, or run one on a

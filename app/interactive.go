@@ -10,12 +10,12 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // runInteractive runs the terminal UI (tui) on the terminal until the

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tools/mcp"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // mcpServers is the session's MCP servers: the user config's and the

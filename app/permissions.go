@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 type permissionsCmd struct {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 

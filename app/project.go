@@ -20,10 +20,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/tools/mcp"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // projectLayer is what the project layer contributes, only from trusted files.

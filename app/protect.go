@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools/mcp"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // protection is what the approval policy protects beyond the names it

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/app/config"
 )
 
 // TestProtectionFromConfig: the config file, the scripts its command hooks,

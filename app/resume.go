@@ -14,8 +14,8 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tools/chat"
-	"github.com/tackle-dev/tackle/tui/config"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/project"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
@@ -17,7 +18,6 @@ import (
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tui"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // session is everything a run is wired from, piped or interactive: the

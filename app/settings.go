@@ -15,10 +15,10 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/process"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // setting is one flag whose value a config file may give too (in the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackle-dev/tackle/tui/config"
+	"github.com/tackle-dev/tackle/app/config"
 )
 
 // TestSettingsNameRealFlagsAndFields: each setting names a flag of the

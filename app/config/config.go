@@ -1,9 +1,9 @@
 // Package config loads tackle's user configuration file,
 // $XDG_CONFIG_HOME/tackle/config.json (~/.config/tackle/config.json when
-// XDG_CONFIG_HOME is unset), which the front ends (app, tui, headless)
-// read. It only decodes: the CLI layers defaults, the file, the
-// environment and flags (in that order of precedence, lowest first) and
-// validates each setting once, naming where its value came from.
+// XDG_CONFIG_HOME is unset), which the application (package app) reads.
+// It only decodes: app layers defaults, the file, the environment and
+// flags (in that order of precedence, lowest first) and validates each
+// setting once, naming where its value came from.
 //
 // A project's own .tackle/config.json is read by Parse too, but only once
 // the user trusted its contents (Trust pins a hash of each trusted file):

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/tools/mcp"
-	"github.com/tackle-dev/tackle/tui/config"
 )
 
 // TestREADMEMCPExample: the config example of README's "MCP servers"
 // section is a valid config with valid servers.
 func TestREADMEMCPExample(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +25,7 @@ func TestREADMEMCPExample(t *testing.T) {
 		t.Fatal("the MCP servers section has no JSON example")
 	}
 	block, _, _ = strings.Cut(block, "```")
-	cfg, err := config.Parse([]byte(block))
+	cfg, err := Parse([]byte(block))
 	if err != nil {
 		t.Fatalf("README's MCP example: %v", err)
 	}
