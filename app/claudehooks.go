@@ -72,8 +72,8 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 // registerClaudeHooks registers the Claude Code hooks the user's config
 // and the trusted project files ask for; their transcripts go to the
 // state directory.
-func (s *session) registerClaudeHooks(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
-	sources, err := claudeSources(cfg, c.project, env)
+func (s *session) registerClaudeHooks(env environ, emit func(agent.Event)) error {
+	sources, err := claudeSources(s.st.User, s.st.Project, env)
 	if err != nil || len(sources) == 0 {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *session) registerClaudeHooks(c cli, cfg config.Config, env environ, emi
 		TranscriptPath: func() string { return ch.transcript.Load().Path() },
 		Mode:           func() string { return string(s.policy.Mode()) },
 		Warn:           ch.warn,
-		Source:         sessionSource(c),
+		Source:         sessionSource(s.st.Resuming),
 	})
 	if err != nil {
 		return err
@@ -104,8 +104,8 @@ func (s *session) registerClaudeHooks(c cli, cfg config.Config, env environ, emi
 
 // sessionSource is SessionStart's source: "resume" when the run goes on
 // with a session (-c, --resume), else "startup".
-func sessionSource(c cli) string {
-	if c.Continue || c.Resume.set {
+func sessionSource(resuming bool) string {
+	if resuming {
 		return "resume"
 	}
 	return "startup"

@@ -18,19 +18,19 @@ type compaction struct {
 	keepTurns int     // 0: the Worker's default
 }
 
-// newCompaction reads the compaction settings of cfg. A model's window is
+// newCompaction reads the compaction settings of the user config. A model's window is
 // the config's context_window, else what the server says (cached for a
 // day in the state directory), else the built-in table; it is looked up
 // once per model for the whole session, whatever the Workers.
-func newCompaction(c cli, cfg config.Config, env environ) compaction {
-	o := window.Options{BaseURL: c.BaseURL, APIKey: c.apiKey, Configured: cfg.ContextWindow}
+func newCompaction(st Settings, env environ) compaction {
+	o := window.Options{BaseURL: st.BaseURL, APIKey: st.APIKey, Configured: st.User.ContextWindow}
 	if state, err := config.StateDir(env.get); err == nil {
 		o.CacheFile = filepath.Join(state, "context-windows.json")
 	}
 	return compaction{
 		window:    memoWindows(o),
-		threshold: float64(cfg.CompactThreshold),
-		keepTurns: int(cfg.CompactKeepTurns),
+		threshold: float64(st.User.CompactThreshold),
+		keepTurns: int(st.User.CompactKeepTurns),
 	}
 }
 

@@ -27,12 +27,18 @@ import (
 // hooksCmd is `tackle hooks`: list the configured hooks, or run one on a
 // payload.
 type hooksCmd struct {
-	List struct{} `cmd:"" default:"1" help:"List every hook: source file, event, matcher, priority, kind and trust state (the default)."`
-	Test struct {
-		Name    string `arg:"" help:"The hook's name as listed, e.g. 'tests' or 'claude:PreToolUse'."`
-		Event   string `arg:"" help:"The tackle event to run it for, e.g. pre_tool_call."`
-		Payload string `arg:"" optional:"" type:"existingfile" help:"A payload file written by --record-hooks; without it, a small sample input of the event."`
-	} `cmd:"" help:"Run one hook on a payload and print its decision, what it changed, and how long it took."`
+	List hooksListCmd `cmd:"" default:"1" help:"List every hook: source file, event, matcher, priority, kind and trust state (the default)."`
+	Test hooksTestCmd `cmd:"" help:"Run one hook on a payload and print its decision, what it changed, and how long it took."`
+}
+
+// hooksListCmd is `tackle hooks list`.
+type hooksListCmd struct{}
+
+// hooksTestCmd is `tackle hooks test NAME EVENT [PAYLOAD]`.
+type hooksTestCmd struct {
+	Name    string `arg:"" help:"The hook's name as listed, e.g. 'tests' or 'claude:PreToolUse'."`
+	Event   string `arg:"" help:"The tackle event to run it for, e.g. pre_tool_call."`
+	Payload string `arg:"" optional:"" type:"existingfile" help:"A payload file written by --record-hooks; without it, a small sample input of the event."`
 }
 
 // hookRow is one line of `tackle hooks list`.
@@ -46,15 +52,14 @@ type hookRow struct {
 	Trust    string `json:"trust"`
 }
 
-func (h *hooksCmd) run(ctx context.Context, command string, c cli, cfg config.Config, stdio Streams) error {
-	proj, untrusted, err := listProject(c, stdio.Env)
+// Run lists the hooks of the user config and of the workspace's project
+// files, trusted or not, as a table or (--output json) JSON.
+func (hooksListCmd) Run(c *cli, stdio Streams, user config.Config) error {
+	proj, untrusted, err := listProject(c.Workspace, stdio.Env)
 	if err != nil {
 		return err
 	}
-	if strings.HasPrefix(command, "hooks test") {
-		return h.test(ctx, c, cfg, proj, stdio)
-	}
-	rows := hookRows(cfg, proj, untrusted, stdio.Env)
+	rows := hookRows(user, proj, untrusted, stdio.Env)
 	if c.Output != "text" {
 		enc := json.NewEncoder(stdio.Out)
 		enc.SetIndent("", "  ")
@@ -75,12 +80,12 @@ func orDash(s string) string {
 	return s
 }
 
-// listProject is the project layer without asking: the trusted files,
-// and the paths of the untrusted ones.
-func listProject(c cli, env environ) (projectLayer, []projectFile, error) {
-	root, err := filepath.Abs(c.Workspace)
+// listProject is the project layer of the workspace without asking: the
+// trusted files, and the paths of the untrusted ones.
+func listProject(workspace string, env environ) (projectLayer, []projectFile, error) {
+	root, err := absWorkspace(workspace)
 	if err != nil {
-		return projectLayer{}, nil, usagef("workspace: %w", err)
+		return projectLayer{}, nil, err
 	}
 	files, err := projectFiles(root, env.get("HOME"))
 	if err != nil {
@@ -216,22 +221,26 @@ func untrustedRows(f projectFile) []hookRow {
 	return claudeRows(f.path, s.Hooks, trust)
 }
 
-// test runs the hook named in h.Test on its payload, alone, and prints
-// its decision.
-func (h *hooksCmd) test(ctx context.Context, c cli, cfg config.Config, proj projectLayer, stdio Streams) error {
-	var ev hooks.Event
-	if err := ev.UnmarshalText([]byte(h.Test.Event)); err != nil {
-		return usageError{err}
-	}
-	root, err := filepath.Abs(c.Workspace)
+// Run runs the hook named h.Name, of the user config or a trusted
+// project file, on its payload, alone, and prints its decision.
+func (h *hooksTestCmd) Run(ctx context.Context, c *cli, stdio Streams, user config.Config) error {
+	proj, _, err := listProject(c.Workspace, stdio.Env)
 	if err != nil {
-		return usagef("workspace: %w", err)
-	}
-	reg := hooks.NewRegistry()
-	if err := registerNamed(reg, ev, h.Test.Name, cfg, proj, root, stdio); err != nil {
 		return err
 	}
-	p, err := loadPayload(h.Test.Payload, ev)
+	var ev hooks.Event
+	if err := ev.UnmarshalText([]byte(h.Event)); err != nil {
+		return usageError{err}
+	}
+	root, err := absWorkspace(c.Workspace)
+	if err != nil {
+		return err
+	}
+	reg := hooks.NewRegistry()
+	if err := registerNamed(reg, ev, h.Name, user, proj, root, stdio); err != nil {
+		return err
+	}
+	p, err := loadPayload(h.Payload, ev)
 	if err != nil {
 		return usageError{err}
 	}

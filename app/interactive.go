@@ -12,41 +12,28 @@ import (
 	sessions "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
-	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui"
 )
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
-// user quits. Its agents' events reach the UI through a tui.Bridge.
-func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio Streams, res *resumed, atExit func(func())) error {
-	userThemes, err := themes.Load(themes.Dir(stdio.Env.get))
-	if err != nil {
-		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", err)
-	}
-	if name := strings.TrimSpace(c.Theme); name != "" && name != themes.Auto {
-		if _, err := themes.Resolve(name, true, userThemes); err != nil {
-			return usagef("%s: %w", c.originOf("theme"), err)
-		}
+// user quits: on a new conversation, on the session res, or, with pick,
+// on the one the user picks from the list. Its agents' events reach the
+// UI through a tui.Bridge.
+func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resumed, pick bool, atExit func(func())) error {
+	if st.themesErr != nil {
+		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", st.themesErr)
 	}
 	bridge := tui.NewBridge()
-	if err := tui.CheckKeys(cfg.Keys); err != nil {
-		return usagef("config: %w", err)
-	}
-	for model, p := range cfg.Prices {
-		if p.Input < 0 || p.Output < 0 {
-			return usagef("config: prices: %s: a price cannot be negative", model)
-		}
-	}
-	s, err := newSession(ctx, c, cfg, stdio, bridge.Send)
+	s, err := newSession(ctx, st, stdio, bridge.Send)
 	if err != nil {
 		return err
 	}
 	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
 	defer s.Close()
 
-	u := &uiSessions{c: c, s: s, store: sessionStore(stdio.Env), sink: bridge.Send}
+	u := &uiSessions{s: s, store: sessionStore(stdio.Env), sink: bridge.Send}
 	defer u.close(stdio.Err)
 	history, saveHistory := promptHistory(s.root, stdio)
 	opts := tui.Options{
@@ -55,19 +42,19 @@ func runInteractive(ctx context.Context, c cli, cfg config.Config, stdio Streams
 		Policy:       s.policy,
 		Tools:        s.toolbox,
 		Checkpoints:  s.checkpoints,
-		Keys:         cfg.Keys,
-		About:        about(c, s, u),
+		Keys:         st.Keys,
+		About:        about(st, s, u),
 		Mentions:     tui.WorkspaceMentions{WS: s.ws, Refuse: s.refuseMention},
-		Prices:       prices(cfg),
-		Model:        c.Model,
+		Prices:       st.Prices,
+		Model:        st.Model,
 		Workdir:      s.root,
-		Theme:        c.Theme,
-		UserThemes:   userThemes,
+		Theme:        st.Theme,
+		UserThemes:   st.UserThemes,
 		Env:          stdio.Env,
-		Inline:       c.Inline,
+		Inline:       st.Inline,
 		History:      history,
 		SaveHistory:  saveHistory,
-		PickSession:  c.Resume.set && c.Resume.id == "",
+		PickSession:  pick,
 		ContextParts: s.contextParts,
 		ContextTools: s.toolsPart,
 	}
@@ -110,8 +97,8 @@ func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 }
 
 // about is what the UI's welcome block and /status say of the session.
-func about(c cli, s *session, u *uiSessions) tui.About {
-	a := tui.About{Version: version, Endpoint: cmp.Or(c.BaseURL, agent.DefaultBaseURL)}
+func about(st Settings, s *session, u *uiSessions) tui.About {
+	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL)}
 	for _, p := range s.contextParts {
 		if f, ok := strings.CutPrefix(p.Name, "instructions "); ok {
 			a.Instructions = append(a.Instructions, f)
@@ -131,15 +118,6 @@ func about(c cli, s *session, u *uiSessions) tui.About {
 		return u.cur.id()
 	}
 	return a
-}
-
-// prices converts the config's prices per model for /cost.
-func prices(cfg config.Config) map[string]tui.Price {
-	out := make(map[string]tui.Price, len(cfg.Prices))
-	for model, p := range cfg.Prices {
-		out[model] = tui.Price{Input: p.Input, Output: p.Output}
-	}
-	return out
 }
 
 // refuseMention says why the UI may not attach the file rel to a message

@@ -25,11 +25,8 @@ type mcpServers struct {
 
 // startMCP starts the configured MCP servers in the background; their
 // tools join the session's toolbox when each is ready.
-func (s *session) startMCP(c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
-	if err := mcp.ValidateAll(cfg.MCPServers); err != nil {
-		return config.InFile(cfg.Path, fmt.Errorf("mcpServers: %w", err))
-	}
-	specs, shadowed := mcp.Merge(cfg.MCPServers, c.project.mcp)
+func (s *session) startMCP(env environ, emit func(agent.Event)) error {
+	specs, shadowed := mcp.Merge(s.st.User.MCPServers, s.st.Project.mcp)
 	for _, name := range shadowed {
 		emit(agent.Warning{Message: fmt.Sprintf("the project's .mcp.json names an MCP server %q, as your config does: yours is used (your approval rules were written for it)", name)})
 	}

@@ -25,7 +25,7 @@ func TestMentionsFollowTheApprovalPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := environ{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "OPENAI_API_KEY=k", "TACKLE_MODEL=m", "PATH=/usr/bin:/bin"}
-	s, _ := wiredSession(t, env, "-w", ws, "--deny", "read_file(private/**)", "-p", "x")
+	s := wiredSession(t, env, "-w", ws, "--deny", "read_file(private/**)", "-p", "x")
 	defer s.Close()
 	for path, refused := range map[string]string{
 		"notes.md":         "",

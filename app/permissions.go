@@ -15,10 +15,16 @@ import (
 )
 
 type permissionsCmd struct {
-	List   struct{} `cmd:"" default:"1" help:"List the allow and deny rules of the user config file (the default)."`
-	Revoke struct {
-		Rule string `arg:"" help:"The rule to remove, as listed, e.g. 'bash(go test *)'."`
-	} `cmd:"" help:"Remove an allow or deny rule from the user config file (every copy of it, in both lists)."`
+	List   rulesListCmd   `cmd:"" default:"1" help:"List the allow and deny rules of the user config file (the default)."`
+	Revoke rulesRevokeCmd `cmd:"" help:"Remove an allow or deny rule from the user config file (every copy of it, in both lists)."`
+}
+
+// rulesListCmd is `tackle permissions list`.
+type rulesListCmd struct{}
+
+// rulesRevokeCmd is `tackle permissions revoke RULE`.
+type rulesRevokeCmd struct {
+	Rule string `arg:"" help:"The rule to remove, as listed, e.g. 'bash(go test *)'."`
 }
 
 // sessionRulesNote says where the rules that are not in the file live.
@@ -26,16 +32,23 @@ const sessionRulesNote = `--allow and --deny add rules to one run. Rules added w
 	`(a in the approval dialog) live only in the running session (a session continued later starts without them): ` +
 	`/permissions in the interactive UI lists and revokes them.`
 
-func (p *permissionsCmd) run(command string, cfg config.Config, stdio Streams) error {
+// Run lists the user config's rules.
+func (rulesListCmd) Run(stdio Streams, user config.Config) error {
 	path, err := config.UserPath(stdio.Env.get)
 	if err != nil {
 		return err
 	}
-	if command == "permissions revoke <rule>" {
-		return revokeRule(path, cfg, p.Revoke.Rule, stdio.Out)
-	}
-	listRules(path, cfg, stdio.Out)
+	listRules(path, user, stdio.Out)
 	return nil
+}
+
+// Run removes the rule from the user config file.
+func (r *rulesRevokeCmd) Run(stdio Streams, user config.Config) error {
+	path, err := config.UserPath(stdio.Env.get)
+	if err != nil {
+		return err
+	}
+	return revokeRule(path, user, r.Rule, stdio.Out)
 }
 
 // listRules prints the config file's rules: deny rules, then allow rules.

@@ -9,30 +9,33 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
-	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 
+// pipedRun is what a piped run is asked to do: send a prompt (-p, with
+// what stdin holds), or answer the pause of the session it goes on with.
+type pipedRun struct {
+	prompt  string        // -p
+	answers *pauseAnswers // --approve, --deny CALL_ID; nil when none
+}
+
 // runPiped runs one prompt without a UI, or answers a saved pause
 // (--approve, --deny), recording it in a session.
-func runPiped(ctx context.Context, c cli, cfg config.Config, stdio Streams, res *resumed, atExit func(func())) error {
-	if c.Resume.set && c.Resume.id == "" {
-		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
-	}
+func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res *resumed, atExit func(func())) error {
 	store := sessionStore(stdio.Env)
-	if c.OnPause == "save" && store == nil {
+	if st.OnPause == "save" && store == nil {
 		return usagef("--on-pause save: no state directory to save the session in (set HOME or XDG_STATE_HOME)")
 	}
 	var prompt string
-	if c.answers == nil {
-		p, err := readPrompt(c.Prompt, stdio)
+	if run.answers == nil {
+		p, err := readPrompt(run.prompt, stdio)
 		if err != nil {
 			return err
 		}
 		prompt = p
 	}
-	printer := headless.NewPrinter(headless.Format(c.Output), stdio.Out, stdio.Err)
-	s, err := newSession(ctx, c, cfg, stdio, printer.Event)
+	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
+	s, err := newSession(ctx, st, stdio, printer.Event)
 	if err != nil {
 		return err
 	}
@@ -40,16 +43,16 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio Streams, res 
 	defer s.Close()
 
 	warn := func(err error) { printer.Event(agent.Warning{Message: err.Error()}) }
-	cv := s.newConversation(c, store, warn)
+	cv := s.newConversation(store, warn)
 	if res != nil {
-		cv = s.continueConversation(c, res, warn)
+		cv = s.continueConversation(res, warn)
 		for _, w := range cv.warnings {
 			warn(errors.New(w))
 		}
 	}
-	printer.SummarizeWith(s.toolbox.Summary).ShowReasoning(c.ShowReason)
-	answers := headless.Answers{Yes: c.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: c.OnPause == "save"}
-	result, err := drivePiped(ctx, c, s, cv, printer.Event, prompt, answers, stdio.Err)
+	printer.SummarizeWith(s.toolbox.Summary).ShowReasoning(st.ShowReasoning)
+	answers := headless.Answers{Yes: st.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: st.OnPause == "save"}
+	result, err := drivePiped(ctx, s, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
 	s.mcp.close(printer.Event) // their last warnings come before the result
 	s.servers.Close()
 	// The session is complete on disk, and free, before stdout names it:
@@ -68,11 +71,12 @@ func runPiped(ctx context.Context, c cli, cfg config.Config, stdio Streams, res 
 	return err
 }
 
-// drivePiped runs the Worker on cv: it answers cv's pause with c.answers,
-// or sends prompt (refused while cv waits for answers).
-func drivePiped(ctx context.Context, c cli, s *session, cv *conversation, emit func(agent.Event), prompt string, a headless.Answers, stderr io.Writer) (headless.Result, error) {
-	w := s.worker(c, cv, emit)
-	if c.answers == nil {
+// drivePiped runs the Worker on cv: it answers cv's pause with answers,
+// or sends prompt (refused while cv waits for answers); a answers the
+// pauses of the run.
+func drivePiped(ctx context.Context, s *session, cv *conversation, emit func(agent.Event), prompt string, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
+	w := s.worker(cv, emit)
+	if answers == nil {
 		if err := cv.pausedCalls(); err != nil {
 			return headless.Result{}, err
 		}
@@ -81,7 +85,7 @@ func drivePiped(ctx context.Context, c cli, s *session, cv *conversation, emit f
 	if _, err := cv.restore(w); err != nil {
 		return headless.Result{}, err
 	}
-	return headless.Continue(ctx, w, c.answers.decisions, a, stderr), nil
+	return headless.Continue(ctx, w, answers.decisions, a, stderr), nil
 }
 
 // runEnd is the error a piped run ends with: nil when it finished and

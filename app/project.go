@@ -109,14 +109,15 @@ func readIfExists(path string) ([]byte, error) {
 // askTrust asks the user once whether to trust the files; true on "y".
 type askTrust func(files []projectFile) (bool, error)
 
-// openProject reads the project files of c's workspace and keeps the
+// openProject reads the project files of the workspace and keeps the
 // trusted ones: trusted before with these contents, or trusted now, all
-// at once, by --trust-project or by the user's answer to ask (nil in a
-// piped run). An untrusted file is left out with a note on stderr.
-func openProject(c cli, env environ, ask askTrust, stderr io.Writer) (projectLayer, error) {
-	root, err := filepath.Abs(c.Workspace)
+// at once, by --trust-project (trustAll) or by the user's answer to ask
+// (nil in a piped run). An untrusted file is left out with a note on
+// stderr.
+func openProject(workspace string, trustAll bool, env environ, ask askTrust, stderr io.Writer) (projectLayer, error) {
+	root, err := absWorkspace(workspace)
 	if err != nil {
-		return projectLayer{}, usagef("workspace: %w", err)
+		return projectLayer{}, err
 	}
 	files, err := projectFiles(root, env.get("HOME"))
 	if err != nil || len(files) == 0 {
@@ -139,7 +140,7 @@ func openProject(c cli, env environ, ask askTrust, stderr io.Writer) (projectLay
 		}
 	}
 	if len(untrusted) > 0 {
-		yes := c.TrustProject
+		yes := trustAll
 		if !yes && ask != nil {
 			if yes, err = ask(untrusted); err != nil {
 				return projectLayer{}, usageErr(err)

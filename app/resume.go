@@ -19,23 +19,6 @@ import (
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 
-// resumeFlag is --resume [ID]: the ID is optional (without one the
-// interactive UI offers a list), so the flag takes the next argument only
-// when it is not a flag.
-type resumeFlag struct {
-	set bool
-	id  string
-}
-
-// Decode implements kong.MapperValue.
-func (r *resumeFlag) Decode(ctx *kong.DecodeContext) error {
-	r.set = true
-	if tok := ctx.Scan.Peek(); tok.IsValue() {
-		return ctx.Scan.PopValueInto("id", &r.id)
-	}
-	return nil
-}
-
 // sessionStore is the store under the state directory, or nil when there
 // is none (no HOME): sessions are then not kept.
 func sessionStore(env environ) *sessions.Store {
@@ -79,26 +62,26 @@ func (r *resumed) close() {
 	}
 }
 
-// openResumed opens the session -c or --resume ID names; nil when there is
-// none to open now (neither flag, or --resume without an ID, which the UI
-// asks for).
-func openResumed(c cli, env environ) (*resumed, error) {
-	if c.Continue && c.Resume.set {
+// openResumed opens the session of the workspace that -c (cont) or
+// --resume ID names; nil when there is none to open now (neither flag, or
+// --resume without an ID, which the UI asks for).
+func openResumed(workspace string, cont bool, resume resumeFlag, env environ) (*resumed, error) {
+	if cont && resume.set {
 		return nil, usagef("-c/--continue and --resume name a session each: give one of them")
 	}
-	if !c.Continue && c.Resume.id == "" {
+	if !cont && resume.id == "" {
 		return nil, nil
 	}
 	store := sessionStore(env)
 	if store == nil {
 		return nil, usagef("no state directory to find sessions in (set HOME or XDG_STATE_HOME)")
 	}
-	root, err := workspaceRoot(c.Workspace)
+	root, err := workspaceRoot(workspace)
 	if err != nil {
 		return nil, err
 	}
-	if !c.Continue {
-		info, err := store.Find(root, c.Resume.id)
+	if !cont {
+		info, err := store.Find(root, resume.id)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -126,12 +109,12 @@ func reopen(store *sessions.Store, path string) (*resumed, error) {
 	return &resumed{w: w, l: l}, nil
 }
 
-// takeAnswers reads --approve and --deny CALL_ID [--reason TEXT] as the
-// answers to the pause res ended with, into c.answers. A --deny value that
-// names no pending call (nor "all") stays a deny rule. Every pending
-// call must be answered; an answer to a call that does not wait is an
-// error.
-func (c *cli) takeAnswers(kctx *kong.Context, res *resumed) error {
+// answers reads --approve and --deny CALL_ID [--reason TEXT] as the
+// answers to the pause res ended with (nil when there are none), and
+// returns the --deny values that are rules. A --deny value that names no
+// pending call (nor "all") stays a deny rule. Every pending call must be
+// answered; an answer to a call that does not wait is an error.
+func (c *cli) answers(kctx *kong.Context, res *resumed) (*pauseAnswers, []string, error) {
 	var pause *sessions.Record
 	if res != nil {
 		pause = res.pause()
@@ -145,36 +128,33 @@ func (c *cli) takeAnswers(kctx *kong.Context, res *resumed) error {
 	isAnswer := func(v string) bool { return pause != nil && (v == "all" || pending[v]) }
 	denies, rules, err := c.denyAnswers(kctx, isAnswer)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if len(c.Approve) == 0 && len(denies) == 0 {
-		return nil
+		return nil, rules, nil
 	}
 	switch {
 	case res == nil:
-		return usagef("--approve and --deny CALL_ID answer a saved pause: name its session with --resume ID")
+		return nil, nil, usagef("--approve and --deny CALL_ID answer a saved pause: name its session with --resume ID")
 	case pause == nil:
-		return usagef("--approve: session %s is not paused: nothing waits for an answer", res.l.Header.ID)
+		return nil, nil, usagef("--approve: session %s is not paused: nothing waits for an answer", res.l.Header.ID)
 	case c.Prompt != "":
-		return usagef("--approve and --deny resume the paused run; send a new prompt afterwards (tackle -c -p ...)")
+		return nil, nil, usagef("--approve and --deny resume the paused run; send a new prompt afterwards (tackle -c -p ...)")
 	}
-	c.Deny = rules
 	if pause.Paused == nil {
-		return usagef("session %s: its pause record does not say where the run stopped: it cannot go on", res.l.Header.ID)
+		return nil, nil, usagef("session %s: its pause record does not say where the run stopped: it cannot go on", res.l.Header.ID)
 	}
 	if pause.Paused.TurnEnd != nil {
 		if len(denies) > 0 || !slices.Equal(c.Approve, []string{"all"}) {
-			return usagef("session %s paused at turn end (%s): --approve all goes on; there is no call to answer", res.l.Header.ID, pause.Paused.TurnEnd.Reason)
+			return nil, nil, usagef("session %s paused at turn end (%s): --approve all goes on; there is no call to answer", res.l.Header.ID, pause.Paused.TurnEnd.Reason)
 		}
-		c.answers = &pauseAnswers{}
-		return nil
+		return &pauseAnswers{}, rules, nil
 	}
 	decisions, err := headless.Decisions(pause.Pending, c.Approve, denies)
 	if err != nil {
-		return usageError{fmt.Errorf("session %s: %w", res.l.Header.ID, err)}
+		return nil, nil, usageError{fmt.Errorf("session %s: %w", res.l.Header.ID, err)}
 	}
-	c.answers = &pauseAnswers{decisions: decisions}
-	return nil
+	return &pauseAnswers{decisions: decisions}, rules, nil
 }
 
 // pauseAnswers are the answers to a saved pause: nil decisions go on
@@ -251,10 +231,10 @@ func (cv *conversation) close() error {
 }
 
 // newConversation starts a new session in store (none when store is nil).
-func (s *session) newConversation(c cli, store *sessions.Store, warn func(error)) *conversation {
-	cv := &conversation{model: c.Model}
+func (s *session) newConversation(store *sessions.Store, warn func(error)) *conversation {
+	cv := &conversation{model: s.st.Model}
 	if store != nil {
-		cv.rec = store.Recorder(sessions.Header{Tackle: version, Workspace: s.root, Model: c.Model}, warn)
+		cv.rec = store.Recorder(sessions.Header{Tackle: version, Workspace: s.root, Model: s.st.Model}, warn)
 		cv.rec.SetRedact(s.redactor.Redact)
 	}
 	return cv
@@ -263,7 +243,7 @@ func (s *session) newConversation(c cli, store *sessions.Store, warn func(error)
 // continueConversation goes on with the session res: its conversation,
 // its model (unless --model was given), and a result for each call its
 // process died before answering.
-func (s *session) continueConversation(c cli, res *resumed, warn func(error)) *conversation {
+func (s *session) continueConversation(res *resumed, warn func(error)) *conversation {
 	res.taken = true
 	cv := &conversation{
 		rec:      sessions.NewRecorder(res.w, warn),
@@ -274,9 +254,9 @@ func (s *session) continueConversation(c cli, res *resumed, warn func(error)) *c
 		warnings: res.l.Warnings,
 	}
 	cv.rec.SetRedact(s.redactor.Redact)
-	if c.fromFlag("model") && c.Model != cv.model {
-		cv.model = c.Model
-		cv.add(sessions.Record{Kind: sessions.KindModel, Model: c.Model})
+	if s.st.fromFlag("model") && s.st.Model != cv.model {
+		cv.model = s.st.Model
+		cv.add(sessions.Record{Kind: sessions.KindModel, Model: s.st.Model})
 	}
 	if cv.pause == nil {
 		for _, m := range sessions.CloseOpenCalls(cv.history) {
@@ -318,10 +298,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// fromFlag reports whether the command line set the setting.
-func (c *cli) fromFlag(flag string) bool {
-	o, ok := c.origins[flag]
-	return ok && o.env == "" && o.file == "" && !o.dflt
 }

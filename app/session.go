@@ -23,6 +23,8 @@ import (
 // session is everything a run is wired from, piped or interactive: the
 // workspace and its tools, the approval policy and the hook registry.
 type session struct {
+	// st are the settings the session was wired from.
+	st      Settings
 	root    string
 	ws      *tools.Workspace
 	toolbox *tools.Registry
@@ -48,16 +50,12 @@ type session struct {
 // newSession opens the workspace and registers the built-in and configured
 // hooks. Progress of the turn-end checks goes to emit, the same sink as
 // the Worker's events. The caller closes the session.
-func newSession(ctx context.Context, c cli, cfg config.Config, stdio Streams, emit func(agent.Event)) (*session, error) {
-	root, err := filepath.Abs(c.Workspace)
-	if err != nil {
-		return nil, usagef("workspace: %w", err)
-	}
-	ws, err := tools.OpenWorkspace(root)
+func newSession(ctx context.Context, st Settings, stdio Streams, emit func(agent.Event)) (*session, error) {
+	ws, err := tools.OpenWorkspace(st.Workspace)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	s := &session{root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
+	s := &session{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	s.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }),
@@ -68,24 +66,24 @@ func newSession(ctx context.Context, c cli, cfg config.Config, stdio Streams, em
 		cleanStaleTemps(s.journal.Dir(), emit)
 	}
 	s.client = agent.NewOpenAI(agent.OpenAIConfig{
-		APIKey: c.apiKey, BaseURL: c.BaseURL,
+		APIKey: st.APIKey, BaseURL: st.BaseURL,
 		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
 		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
-		FirstTokenTimeout: c.FirstToken, StreamIdleTimeout: c.StreamIdle,
+		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle,
 	})
-	s.compaction = newCompaction(c, cfg, stdio.Env)
+	s.compaction = newCompaction(st, stdio.Env)
 
 	s.system, s.contextParts = systemPrompt(s.root, stdio.Env)
 
-	s.policy = approval.New(approval.Mode(c.Mode), s.toolbox,
-		approval.WithPermissions(c.perms),
+	s.policy = approval.New(st.Mode, s.toolbox,
+		approval.WithPermissions(st.Perms),
 		approval.WithWorkspace(s.root),
-		approval.WithProtection(c.project.protect(protection(cfg, s.root, stdio.Env.get, c.NoProtect), cfg, s.root, stdio.Env)),
+		approval.WithProtection(st.Project.protect(protection(st.User, s.root, stdio.Env.get, st.NoProtect), st.User, s.root, stdio.Env)),
 	)
 	s.hooks.PreToolCall(s.policy.Hook())
-	if err := s.registerHooks(ctx, c, cfg, stdio.Env, emit); err != nil {
+	if err := s.registerHooks(ctx, stdio.Env, emit); err != nil {
 		s.Close()
-		return nil, usageError{config.InFile(cfg.Path, err)}
+		return nil, usageError{config.InFile(st.User.Path, err)}
 	}
 	return s, nil
 }
@@ -93,38 +91,39 @@ func newSession(ctx context.Context, c cli, cfg config.Config, stdio Streams, em
 // registerHooks registers the redaction of secrets (env's, and the API
 // key), the config's command hooks, the Claude Code hooks, its hook
 // servers and the turn-end checks. Their base environment is env.
-func (s *session) registerHooks(ctx context.Context, c cli, cfg config.Config, env environ, emit func(agent.Event)) error {
-	if c.RecordHooks != "" {
-		if err := recordHooks(s.hooks, c.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
+func (s *session) registerHooks(ctx context.Context, env environ, emit func(agent.Event)) error {
+	st := s.st
+	if st.RecordHooks != "" {
+		if err := recordHooks(s.hooks, st.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
 			return err
 		}
 	}
-	r, err := redact.New(append(tools.SecretValues(env), c.apiKey), cfg.Redact)
+	r, err := redact.New(append(tools.SecretValues(env), st.APIKey), st.User.Redact)
 	if err != nil {
 		return err
 	}
 	s.redactor = r
 	s.hooks.PostToolCall(r.Hook())
-	if err := command.RegisterAll(s.hooks, cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+	if err := command.RegisterAll(s.hooks, st.User.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
 		return err
 	}
-	if err := command.RegisterAll(s.hooks, c.project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
-		return config.InFile(c.project.cfg.Path, err)
+	if err := command.RegisterAll(s.hooks, st.Project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+		return config.InFile(st.Project.cfg.Path, err)
 	}
-	if err := s.registerClaudeHooks(c, cfg, env, emit); err != nil {
+	if err := s.registerClaudeHooks(env, emit); err != nil {
 		return err
 	}
-	if err := s.startServers(ctx, cfg.HookServers, env, emit); err != nil {
+	if err := s.startServers(ctx, st.User.HookServers, env, emit); err != nil {
 		return err
 	}
 	emit = s.observe(emit) // the checks' and MCP servers' news reach observers too
-	if err := s.startMCP(c, cfg, env, emit); err != nil {
+	if err := s.startMCP(env, emit); err != nil {
 		return err
 	}
-	if c.checks == nil {
+	if st.Checks == nil {
 		return nil
 	}
-	ccfg := *c.checks
+	ccfg := *st.Checks
 	ccfg.Workspace, ccfg.Tools, ccfg.Env = s.root, s.toolbox, env
 	ccfg.Report = func(e checks.Event) { emit(checkEvent(e)) }
 	_, err = checks.Register(s.hooks, ccfg)
@@ -231,19 +230,19 @@ func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
 // worker returns a Worker for this session that goes on with cv's
 // conversation, records into cv's session and sends its events to
 // onEvent.
-func (s *session) worker(c cli, cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+func (s *session) worker(cv *conversation, onEvent func(agent.Event)) *agent.Worker {
 	onEvent = s.observe(onEvent) // hook servers observe every event
 	cfg := agent.Config{
 		Client:           s.client,
 		Model:            cv.model,
-		ReasoningEffort:  c.Effort,
+		ReasoningEffort:  s.st.Effort,
 		System:           s.system,
 		History:          cv.history,
 		Tools:            s.toolbox,
 		Hooks:            s.hooks,
-		MaxRequests:      c.MaxRequests,
-		MaxParallel:      c.MaxParallel,
-		RetryBudget:      retryBudget(c.MaxRetries),
+		MaxRequests:      s.st.MaxRequests,
+		MaxParallel:      s.st.MaxParallel,
+		RetryBudget:      retryBudget(s.st.MaxRetries),
 		OnEvent:          onEvent,
 		OnApproveAlways:  s.policy.Remember,
 		ContextWindow:    s.compaction.window,

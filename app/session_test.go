@@ -14,13 +14,14 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// wiredSession is the session tackle wires from args and env, as execute
-// does (parsing, config, settings), for tests that drive it in process.
-func wiredSession(t *testing.T, env environ, args ...string) (*session, cli) {
+// wiredSession is the session tackle wires from args and env, as a run
+// does (parsing, the user config, the settings; no project files), for
+// tests that drive it in process.
+func wiredSession(t *testing.T, env environ, args ...string) *session {
 	t.Helper()
-	io := Streams{Out: io.Discard, Err: io.Discard, Env: env}
+	stdio := Streams{Out: io.Discard, Err: io.Discard, Env: env}
 	var c cli
-	parser, err := newParser(&c, io, func(int) {})
+	parser, err := newParser(&c, stdio, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,18 +29,19 @@ func wiredSession(t *testing.T, env environ, args ...string) (*session, cli) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(env.get)
+	user, err := userConfig(stdio)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := resolveSettings(kctx, &c, cfg, env); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSession(context.Background(), c, cfg, io, func(agent.Event) {})
+	st, err := resolve(kctx, &c, c.Deny, user, projectLayer{}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, c
+	s, err := newSession(context.Background(), st, stdio, func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // -p then -c -p, each a whole run (Main, as the binary runs it): the
@@ -74,9 +76,9 @@ func TestContinueSendsWhatOneProcessWould(t *testing.T) {
 	}
 
 	one := llmtest.NewServer(t, llmtest.LoadScript(t, script))
-	s, c := wiredSession(t, env(one), "-w", ws, "-p", "what do the notes say?")
+	s := wiredSession(t, env(one), "-w", ws, "-p", "what do the notes say?")
 	defer s.Close()
-	w := s.worker(c, s.newConversation(c, nil, nil), func(agent.Event) {})
+	w := s.worker(s.newConversation(nil, nil), func(agent.Event) {})
 	for _, p := range []string{"what do the notes say?", "what did I ask?"} {
 		if out, err := w.Run(context.Background(), p); err != nil || out.Status != agent.StatusFinished {
 			t.Fatalf("in-process run %q: %+v, %v", p, out, err)

@@ -14,9 +14,9 @@ import (
 // first.
 type sessionsCmd struct{}
 
-// run lists the sessions of c.Workspace as a table, a JSON array (--output
-// json) or one JSON object per line (stream-json).
-func (sessionsCmd) run(c cli, stdio Streams) error {
+// Run lists the sessions of the workspace as a table, a JSON array
+// (--output json) or one JSON object per line (stream-json).
+func (sessionsCmd) Run(c *cli, stdio Streams) error {
 	store := sessionStore(stdio.Env)
 	if store == nil {
 		return usagef("no state directory to find sessions in (set HOME or XDG_STATE_HOME)")

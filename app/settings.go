@@ -1,13 +1,16 @@
 package app
 
-// Settings: flags > environment > config file > defaults (the layers),
-// merged and then validated once, here (resolveSettings), with errors
-// that name where each bad value came from.
+// Settings: what the command line, the environment and the config files
+// resolve to. resolve is the one step that merges the layers (flags >
+// environment > trusted project config > user config > defaults) and
+// validates every setting, with errors that name where each bad value
+// came from: the flag, the environment variable, or the file and field.
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +22,124 @@ import (
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/checks"
 	"github.com/tackle-dev/tackle/hooks/process"
+	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools/mcp"
+	"github.com/tackle-dev/tackle/tui"
 )
+
+// Settings are what a run is made of, resolved and validated (resolve):
+// nothing after resolve reads a flag or a config file for a setting.
+type Settings struct {
+	// Workspace is the workspace root, absolute.
+	Workspace string
+
+	// The settings a flag, an environment variable or a config file
+	// gives (settings lists them).
+	Model       string
+	BaseURL     string
+	Mode        approval.Mode
+	Effort      string // --reasoning-effort; "" sends none
+	MaxRequests int
+	MaxParallel int
+	MaxRetries  int
+	FirstToken  time.Duration
+	StreamIdle  time.Duration
+	Theme       string
+	OnPause     string // deny or save
+
+	// The settings only a flag gives.
+	Output        string // text, json or stream-json
+	ShowReasoning bool
+	Yes           bool
+	Inline        bool
+	NoProtect     bool   // --dangerously-skip-protection
+	RecordHooks   string // the directory --record-hooks writes to
+	// Resuming is set when the run goes on with a session (-c, --resume).
+	Resuming bool
+
+	// The settings made of more than one value.
+	APIKey string
+	// Perms are the allow and deny rules: the user config's, the flags',
+	// the trusted project config's, each with where it came from.
+	Perms []approval.Permission
+	// Checks are the turn-end checks' settings; nil when they are off.
+	Checks *checks.Config
+	// Keys rebinds the UI's keys (the user config's "keys").
+	Keys map[string][]string
+	// Prices are the models' prices, for /cost.
+	Prices map[string]tui.Price
+	// UserThemes are the user's theme files; themesErr is what went
+	// wrong reading them (the UI warns of it).
+	UserThemes []themes.Theme
+	themesErr  error
+
+	// User is the user config file; Project the trusted project files.
+	// What they hold beyond the settings above (hooks, hook servers, MCP
+	// servers, Claude Code hooks, redaction, compaction) is validated by
+	// resolve too, and read when the harness is wired.
+	User    config.Config
+	Project projectLayer
+
+	// origins is where each setting's value came from.
+	origins map[string]origin
+}
+
+// resolve merges the settings of the command line c (whose deny rules
+// are deny: those --deny values that do not answer a pause), the user
+// config file, the trusted project files and the environment, and
+// validates them all. Every problem is reported, as one usageError.
+//
+// Two checks need more than the settings and are made where that is at
+// hand: a command hook's program is looked up when the harness registers
+// the hooks (it may be a path in the workspace), and an MCP server's when
+// it starts. A hook server's program is looked up here, from the
+// workspace.
+func resolve(kctx *kong.Context, c *cli, deny []string, user config.Config, project projectLayer, env environ) (Settings, error) {
+	root, err := absWorkspace(c.Workspace)
+	if err != nil {
+		return Settings{}, err
+	}
+	st := Settings{
+		Workspace: root,
+		Model:     c.Model, BaseURL: c.BaseURL, Mode: approval.Mode(c.Mode), Effort: c.Effort,
+		MaxRequests: c.MaxRequests, MaxParallel: c.MaxParallel, MaxRetries: c.MaxRetries,
+		FirstToken: c.FirstToken, StreamIdle: c.StreamIdle, Theme: c.Theme, OnPause: c.OnPause,
+		Output: c.Output, ShowReasoning: c.ShowReason, Yes: c.Yes, Inline: c.Inline,
+		NoProtect: c.NoProtect, RecordHooks: c.RecordHooks, Resuming: c.Continue || c.Resume.set,
+		User: user, Project: project,
+		APIKey: env.get("OPENAI_API_KEY"),
+		Keys:   user.Keys,
+	}
+	st.UserThemes, st.themesErr = themes.Load(themes.Dir(env.get))
+	errs := st.merge(layers(kctx, env, user, project.cfg))
+
+	perms, err := permissions(user, c.Allow, deny)
+	errs = append(errs, err)
+	projectPerms, err := permissions(project.cfg, nil, nil)
+	errs = append(errs, err)
+	st.Perms = append(perms, projectPerms...)
+	if err := user.Redact.Validate(); err != nil {
+		errs = append(errs, config.InFile(user.Path, err))
+	}
+	st.Checks, err = checkSettings(user, c.NoAutoformat)
+	errs = append(errs, err)
+	errs = append(errs, checkHookServers(user, root, env))
+	if err := mcp.ValidateAll(user.MCPServers); err != nil {
+		errs = append(errs, config.InFile(user.Path, fmt.Errorf("mcpServers: %w", err)))
+	}
+	if err := tui.CheckKeys(user.Keys); err != nil {
+		errs = append(errs, &config.FieldError{Path: user.Path, Field: "keys", Err: err})
+	}
+	st.Prices, err = prices(user)
+	errs = append(errs, err)
+	if st.APIKey == "" && st.BaseURL == "" {
+		errs = append(errs, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Settings{}, usageError{err}
+	}
+	return st, nil
+}
 
 // setting is one flag whose value a config file may give too (in the
 // field named like the flag, with _ for -), with the check of its value.
@@ -33,25 +153,26 @@ type setting struct {
 	check func() error
 }
 
-// settings lists the flags that are validated here, and those whose value
-// a config file can give. Adding a setting is one line, e.g.
+// settings lists the settings that are validated here, and those whose
+// value a config file can give. Adding a setting is a field of Settings
+// (and a flag of cli, set from it in resolve) and one line here, e.g.
 //
-//	fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "")),
+//	fileSetting("max-requests", &st.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "")),
 //
 // and a flag no file can set passes nil as its file value.
-func (c *cli) settings() []setting {
+func (st *Settings) settings() []setting {
 	return []setting{
-		fileSetting("model", &c.Model, func(f *config.Config) *string { return ifSet(f.Model) }, wantNonEmpty("a model name as the endpoint knows it")),
-		fileSetting("base-url", &c.BaseURL, func(f *config.Config) *string { return ifSet(f.BaseURL) }, nil),
-		fileSetting("mode", &c.Mode, func(f *config.Config) *string { return ifSet(f.Mode) }, wantMode),
-		fileSetting("max-requests", &c.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "a run makes at least one model request")),
-		fileSetting("max-parallel-tools", &c.MaxParallel, func(f *config.Config) *int { return f.MaxParallelTools }, atLeast(1, "1 runs the calls of a reply one after another")),
-		fileSetting("max-retries", &c.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
-		fileSetting("first-token-timeout", &c.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
-		fileSetting("stream-idle-timeout", &c.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
-		fileSetting("reasoning-effort", &c.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
-		fileSetting("theme", &c.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, nil),
-		fileSetting("on-pause", &c.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
+		fileSetting("model", &st.Model, func(f *config.Config) *string { return ifSet(f.Model) }, wantNonEmpty("a model name as the endpoint knows it")),
+		fileSetting("base-url", &st.BaseURL, func(f *config.Config) *string { return ifSet(f.BaseURL) }, nil),
+		fileSetting("mode", &st.Mode, func(f *config.Config) *approval.Mode { return ifSet(approval.Mode(f.Mode)) }, wantMode),
+		fileSetting("max-requests", &st.MaxRequests, func(f *config.Config) *int { return f.MaxRequests }, atLeast(1, "a run makes at least one model request")),
+		fileSetting("max-parallel-tools", &st.MaxParallel, func(f *config.Config) *int { return f.MaxParallelTools }, atLeast(1, "1 runs the calls of a reply one after another")),
+		fileSetting("max-retries", &st.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
+		fileSetting("first-token-timeout", &st.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
+		fileSetting("stream-idle-timeout", &st.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
+		fileSetting("reasoning-effort", &st.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
+		fileSetting("theme", &st.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, st.wantTheme),
+		fileSetting("on-pause", &st.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
 	}
 }
 
@@ -73,8 +194,8 @@ func fileSetting[T any](flag string, dst *T, file func(*config.Config) *T, check
 	if check != nil {
 		s.check = func() error {
 			if err := check(*dst); err != nil {
-				if v, ok := any(*dst).(string); ok {
-					return fmt.Errorf("got %q; %w", v, err)
+				if v := reflect.ValueOf(*dst); v.Kind() == reflect.String {
+					return fmt.Errorf("got %q; %w", v.String(), err)
 				}
 				return fmt.Errorf("got %v; %w", *dst, err)
 			}
@@ -139,11 +260,49 @@ func wantEffort(v string) error {
 	return nil
 }
 
-func wantMode(v string) error {
-	if _, err := approval.ParseMode(v); err != nil {
+func wantMode(v approval.Mode) error {
+	if _, err := approval.ParseMode(string(v)); err != nil {
 		return fmt.Errorf("want default, accept-edits, yolo or plan")
 	}
 	return nil
+}
+
+// wantTheme checks a theme's name against the built-in themes and the
+// user's (auto, the default, is always there).
+func (st *Settings) wantTheme(v string) error {
+	name := strings.TrimSpace(v)
+	if name == "" || name == themes.Auto {
+		return nil
+	}
+	if _, err := themes.Resolve(name, true, st.UserThemes); err == nil {
+		return nil
+	}
+	err := fmt.Errorf("want %s", strings.Join(themes.Names(st.UserThemes), ", "))
+	if st.themesErr != nil {
+		err = fmt.Errorf("%w (and the user themes: %v)", err, st.themesErr)
+	}
+	return err
+}
+
+// prices are the user config's prices per model, for /cost; a price
+// cannot be negative.
+func prices(cfg config.Config) (map[string]tui.Price, error) {
+	out := make(map[string]tui.Price, len(cfg.Prices))
+	var errs []error
+	for _, model := range slices.Sorted(maps.Keys(cfg.Prices)) {
+		p := cfg.Prices[model]
+		for _, f := range []struct {
+			name  string
+			price float64
+		}{{"input", p.Input}, {"output", p.Output}} {
+			if f.price < 0 {
+				errs = append(errs, &config.FieldError{Path: cfg.Path, Field: "prices." + model + "." + f.name,
+					Err: fmt.Errorf("got %v; want 0 or more (dollars per million tokens)", f.price)})
+			}
+		}
+		out[model] = tui.Price{Input: p.Input, Output: p.Output}
+	}
+	return out, errors.Join(errs...)
 }
 
 // origin is where a setting's value came from.
@@ -234,52 +393,15 @@ func fromDefault(s setting) (origin, bool) {
 	return origin{flag: "--" + s.flag, dflt: true}, true
 }
 
-// resolveSettings is the one step that merges and validates the settings.
-// It fills in c, from the config file, the settings neither a flag nor
-// the environment set (see layers), and records where each value came
-// from (c.origins); it validates each setting, the allow and deny rules
-// (c.perms), the redaction and turn-end check settings (c.checks) and the
-// API key (c.apiKey). Each error names the flag, the environment variable
-// or the file and field of the bad value; all of them are reported, as one
-// usageError.
-//
-// Two checks need more than the settings and are made where that is at
-// hand: a command hook's program is looked up when the session registers
-// the hooks (it may be a path in the workspace), and a theme name is
-// checked against the user's themes when the interactive UI loads them.
-// A hook server's program is looked up here, from the workspace.
-func resolveSettings(kctx *kong.Context, c *cli, cfg config.Config, env environ) error {
-	errs := c.merge(layers(kctx, env, cfg, c.project.cfg))
-	perms, err := permissions(cfg, c.Allow, c.Deny)
-	errs = append(errs, err)
-	projectPerms, err := permissions(c.project.cfg, nil, nil)
-	errs = append(errs, err)
-	c.perms = append(perms, projectPerms...)
-	if err := cfg.Redact.Validate(); err != nil {
-		errs = append(errs, config.InFile(cfg.Path, err))
-	}
-	c.checks, err = checkSettings(cfg, c.NoAutoformat)
-	errs = append(errs, err)
-	errs = append(errs, checkHookServers(cfg, c.Workspace, env))
-	c.apiKey = env.get("OPENAI_API_KEY")
-	if c.apiKey == "" && c.BaseURL == "" {
-		errs = append(errs, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL / --base-url at a local OpenAI-compatible server)"))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError{err}
-	}
-	return nil
-}
-
 // merge sets each setting from the first of ls that has a value, records
-// where it came from in c.origins, and returns the settings' problems.
-func (c *cli) merge(ls []layer) []error {
-	c.origins = map[string]origin{}
+// where it came from in st.origins, and returns the settings' problems.
+func (st *Settings) merge(ls []layer) []error {
+	st.origins = map[string]origin{}
 	var errs []error
-	for _, s := range c.settings() {
+	for _, s := range st.settings() {
 		for _, l := range ls {
 			if o, ok := l(s); ok {
-				c.origins[s.flag] = o
+				st.origins[s.flag] = o
 				break
 			}
 		}
@@ -287,10 +409,16 @@ func (c *cli) merge(ls []layer) []error {
 			continue
 		}
 		if err := s.check(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", c.origins[s.flag], err))
+			errs = append(errs, fmt.Errorf("%s: %w", st.origins[s.flag], err))
 		}
 	}
 	return errs
+}
+
+// fromFlag reports whether the command line set the setting.
+func (st *Settings) fromFlag(flag string) bool {
+	o, ok := st.origins[flag]
+	return ok && o.env == "" && o.file == "" && !o.dflt
 }
 
 // checkSettings are the turn-end checks' settings from the config file,
@@ -308,14 +436,10 @@ func checkSettings(cfg config.Config, noAutoformat bool) (*checks.Config, error)
 }
 
 // checkHookServers validates the config's hook servers as they will be
-// started (their programs are looked up from the workspace, where they
-// run), and that a server that may approve calls comes before the
+// started (their programs are looked up from the workspace root, where
+// they run), and that a server that may approve calls comes before the
 // approval policy.
-func checkHookServers(cfg config.Config, workspace string, env environ) error {
-	root, err := filepath.Abs(workspace)
-	if err != nil {
-		return nil // the session reports a bad workspace
-	}
+func checkHookServers(cfg config.Config, root string, env environ) error {
 	var errs []error
 	errs = append(errs, process.Check(cfg.HookServers, process.Options{Workdir: root, Env: env}))
 	for i, s := range cfg.HookServers {
@@ -363,13 +487,4 @@ func permissions(cfg config.Config, allow, deny []string) ([]approval.Permission
 		return nil, errors.Join(errs...)
 	}
 	return perms, nil
-}
-
-// originOf names where a setting's value came from, for errors found
-// after resolveSettings (a theme that does not exist).
-func (c *cli) originOf(flag string) string {
-	if o, ok := c.origins[flag]; ok {
-		return o.String()
-	}
-	return "--" + flag
 }

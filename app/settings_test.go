@@ -39,7 +39,8 @@ func TestSettingsNameRealFlagsAndFields(t *testing.T) {
 			f.Set(reflect.New(f.Type().Elem()))
 		}
 	}
-	for _, s := range c.settings() {
+	var st Settings
+	for _, s := range st.settings() {
 		if !flags[s.flag] {
 			t.Errorf("setting %q: no such flag", s.flag)
 		}

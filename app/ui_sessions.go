@@ -14,7 +14,6 @@ import (
 // go on with (/resume, /new). The conversation before is closed — its
 // session released — when another one starts.
 type uiSessions struct {
-	c     cli
 	s     *session
 	store *sessions.Store // nil without a state directory
 	sink  func(agent.Event)
@@ -41,16 +40,16 @@ func (u *uiSessions) switchTo(cv *conversation) {
 
 // fresh starts a new conversation (tui.Options.NewAgent).
 func (u *uiSessions) fresh() tui.Agent {
-	cv := u.s.newConversation(u.c, u.store, u.warn)
+	cv := u.s.newConversation(u.store, u.warn)
 	u.switchTo(cv)
-	return u.s.worker(u.c, cv, u.sink)
+	return u.s.worker(cv, u.sink)
 }
 
 // resume goes on with the session res; a run it paused on is restored,
 // for the UI to ask about.
 func (u *uiSessions) resume(res *resumed) (tui.Resumed, error) {
-	cv := u.s.continueConversation(u.c, res, u.warn)
-	w := u.s.worker(u.c, cv, u.sink)
+	cv := u.s.continueConversation(res, u.warn)
+	w := u.s.worker(cv, u.sink)
 	r := tui.Resumed{ID: res.l.Header.ID, Agent: w, Model: cv.model, Records: cv.records, Warnings: cv.warnings}
 	if cv.pause != nil {
 		out, err := cv.restore(w)

@@ -155,7 +155,9 @@ func (e *FieldError) Error() string {
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // InFile says that err is about the config file at path: every error it
-// joins (errors.Join) is named after the file on a line of its own.
+// joins (errors.Join) is named after the file on a line of its own, but
+// one that already names a file (InFile's, a FieldError with its path)
+// keeps the one it names.
 func InFile(path string, err error) error {
 	if err == nil {
 		return nil
@@ -169,10 +171,11 @@ func InFile(path string, err error) error {
 	out := make([]error, len(errs))
 	for i, e := range errs {
 		var fe *FieldError
+		var inFile *fileError
 		switch {
 		case errors.As(e, &fe) && fe.Path == "":
 			out[i] = &FieldError{Path: path, Field: fe.Field, Err: fe.Err}
-		case errors.As(e, &fe):
+		case errors.As(e, &fe), errors.As(e, &inFile):
 			out[i] = e
 		default:
 			out[i] = &fileError{path: path, err: e}

@@ -87,3 +87,19 @@ func TestLoadReportsEveryBadField(t *testing.T) {
 		t.Errorf("errors.As(*FieldError) = %+v", fe)
 	}
 }
+
+// TestInFileNamesOneFile: an error that already names its file (another
+// config's: a project's hook inside the user's config wiring) is not
+// named after a second one.
+func TestInFileNamesOneFile(t *testing.T) {
+	project := InFile("/p/.tackle/config.json", errors.New("hook x: no such program"))
+	field := &FieldError{Path: "/p/.tackle/config.json", Field: "allow[0]", Err: errors.New("bad rule")}
+	err := InFile("/home/u/config.json", errors.Join(project, field, errors.New("mcpServers: bad"), &FieldError{Field: "keys", Err: errors.New("no key")}))
+	want := "config /p/.tackle/config.json: hook x: no such program\n" +
+		"config /p/.tackle/config.json: field allow[0]: bad rule\n" +
+		"config /home/u/config.json: mcpServers: bad\n" +
+		"config /home/u/config.json: field keys: no key"
+	if err.Error() != want {
+		t.Errorf("InFile:\n%v\nwant\n%s", err, want)
+	}
+}

@@ -163,6 +163,7 @@ func TestE2EConfigErrorsNameFileAndField(t *testing.T) {
 		config string
 		env    []string
 		args   []string
+		theme  string   // a user theme file of this name, if set
 		want   []string // in stderr; "FILE" is the config file
 	}{
 		{name: "mode in the file", config: `{"mode": "fast"}`,
@@ -185,12 +186,36 @@ func TestE2EConfigErrorsNameFileAndField(t *testing.T) {
 				`tackle: config FILE: field max_retries: got -1; want 0 or more`,
 				`tackle: config FILE: field deny[0]: bad approval rule "("`,
 			}},
+		// Settings the interactive UI reads are validated in every run,
+		// with the rest.
+		{name: "theme in the file", config: `{"theme": "nope"}`,
+			want: []string{`tackle: config FILE: field theme: got "nope"; want auto, dark, high-contrast, light, no-color`}},
+		{name: "theme env", env: []string{"TACKLE_THEME=nope"},
+			want: []string{`tackle: TACKLE_THEME: got "nope"; want auto`}},
+		{name: "theme flag", args: []string{"--theme", "nope"},
+			want: []string{`tackle: --theme: got "nope"; want auto`}},
+		{name: "keys", config: `{"keys": {"explode": ["ctrl+x"]}}`,
+			want: []string{`tackle: config FILE: field keys: unknown action "explode"; the actions are send, `}},
+		{name: "prices", config: `{"prices": {"gpt-x": {"input": -1, "output": 2}}}`,
+			want: []string{`tackle: config FILE: field prices.gpt-x.input: got -1; want 0 or more (dollars per million tokens)`}},
+		{name: "mcpServers", config: `{"mcpServers": {"db": {"type": "stdio"}}}`,
+			want: []string{`tackle: config FILE: mcpServers: server "db": a stdio server needs a command`}},
+		{name: "UI settings with the others", config: `{"theme": "nope", "keys": {"expand": []}, "max_retries": -1}`,
+			want: []string{
+				`tackle: config FILE: field theme: got "nope"`,
+				`tackle: config FILE: field keys: expand has no key`,
+				`tackle: config FILE: field max_retries: got -1`,
+			}},
 		{name: "flag wins over a bad file value", config: `{"mode": "fast"}`, args: []string{"--mode", "plan"}},
+		{name: "a user theme", config: `{"theme": "ocean"}`, theme: "ocean"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newE2E(t, "plain.json")
 			if tc.config != "" {
 				e.config(tc.config)
+			}
+			if tc.theme != "" {
+				e.userTheme(tc.theme)
 			}
 			r := e.runEnv(tc.env, nil, append(tc.args, "-p", "hi")...)
 			if tc.want == nil {

@@ -78,6 +78,20 @@ func newE2E(t *testing.T, script string) *e2e {
 // config writes the user config file.
 func (e *e2e) config(body string) { e.writeConfig(e.t, body) }
 
+// userTheme writes a user theme file called name (the dark theme with
+// another accent).
+func (e *e2e) userTheme(name string) {
+	e.t.Helper()
+	dir := filepath.Join(e.home, "tackle", "themes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	body := `{"extends": "dark", "palette": {"accent": "#5fafd7"}}`
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte(body), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // writeConfig writes the user config file, failing tb.
 func (e *e2e) writeConfig(tb testing.TB, body string) {
 	tb.Helper()
