@@ -1,6 +1,6 @@
 // Package app is tackle, the application: the command line (kong), the
 // settings and where each came from, the trusted project files, the
-// session a run is wired from (tools, approval policy, hooks, MCP servers,
+// harness a run is wired from (tools, approval policy, hooks, MCP servers,
 // model client), the two ways to run (the terminal UI and piped runs),
 // the subcommands, and the exit codes. The tackle command (main.go at the
 // module root) hands Main the process's arguments and streams.

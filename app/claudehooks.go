@@ -17,7 +17,7 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// claudeHooks are the session's Claude Code hooks and the transcript of
+// claudeHooks are the harness's Claude Code hooks and the transcript of
 // the conversation they report on.
 type claudeHooks struct {
 	set  *claude.Set
@@ -72,23 +72,23 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 // registerClaudeHooks registers the Claude Code hooks the user's config
 // and the trusted project files ask for; their transcripts go to the
 // state directory.
-func (s *session) registerClaudeHooks(env environ, emit func(agent.Event)) error {
-	sources, err := claudeSources(s.st.User, s.st.Project, env)
+func (h *harness) registerClaudeHooks(env environ, emit func(agent.Event)) error {
+	sources, err := claudeSources(h.st.User, h.st.Project, env)
 	if err != nil || len(sources) == 0 {
 		return err
 	}
-	ch := &claudeHooks{root: s.root, warn: func(msg string) { emit(agent.Warning{Message: msg}) }}
+	ch := &claudeHooks{root: h.root, warn: func(msg string) { emit(agent.Warning{Message: msg}) }}
 	if state, err := config.StateDir(env.get); err == nil {
 		ch.dir = filepath.Join(state, "claude-transcripts")
 	}
 	set, err := claude.New(sources, claude.Options{
-		Workspace:      s.root,
+		Workspace:      h.root,
 		Env:            env,
 		SessionID:      ch.sessionID,
 		TranscriptPath: func() string { return ch.transcript.Load().Path() },
-		Mode:           func() string { return string(s.policy.Mode()) },
+		Mode:           func() string { return string(h.policy.Mode()) },
 		Warn:           ch.warn,
-		Source:         sessionSource(s.st.Resuming),
+		Source:         sessionSource(h.st.Resuming),
 	})
 	if err != nil {
 		return err
@@ -97,8 +97,8 @@ func (s *session) registerClaudeHooks(env environ, emit func(agent.Event)) error
 		ch.warn(n)
 	}
 	ch.set = set
-	set.Register(s.hooks)
-	s.claude = ch
+	set.Register(h.hooks)
+	h.claude = ch
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/tackle-dev/tackle/app/config"
 )
 
-// compaction is what a session's Workers need to compact: the models'
+// compaction is what a harness's Workers need to compact: the models'
 // context windows and the config's settings.
 type compaction struct {
 	// window returns a model's context window in tokens, 0 when unknown.
@@ -21,7 +21,7 @@ type compaction struct {
 // newCompaction reads the compaction settings of the user config. A model's window is
 // the config's context_window, else what the server says (cached for a
 // day in the state directory), else the built-in table; it is looked up
-// once per model for the whole session, whatever the Workers.
+// once per model for the whole process, whatever the Workers.
 func newCompaction(st Settings, env environ) compaction {
 	o := window.Options{BaseURL: st.BaseURL, APIKey: st.APIKey, Configured: st.User.ContextWindow}
 	if state, err := config.StateDir(env.get); err == nil {

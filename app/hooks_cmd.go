@@ -303,7 +303,7 @@ func registerNamed(reg *hooks.Registry, ev hooks.Event, name string, cfg config.
 	if len(names) > 0 {
 		have = "its " + ev.String() + " hooks: " + strings.Join(names, ", ")
 	}
-	return usagef("no %s command hook %q in the config (%s); Claude Code hooks are named like claude:PreToolUse, and tackle's own hooks run only in a session", ev, name, have)
+	return usagef("no %s command hook %q in the config (%s); Claude Code hooks are named like claude:PreToolUse, and tackle's own hooks run only as part of a run", ev, name, have)
 }
 
 // payload is one event's input, as --record-hooks writes it and hooks

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
-	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
@@ -26,28 +26,28 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", st.themesErr)
 	}
 	bridge := tui.NewBridge()
-	s, err := newSession(ctx, st, stdio, bridge.Send)
+	h, err := newHarness(ctx, st, stdio, bridge.Send)
 	if err != nil {
 		return err
 	}
-	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
-	defer s.Close()
+	atExit(h.kill) // a second interrupt leaves no hook or MCP server running
+	defer h.Close()
 
-	u := &uiSessions{s: s, store: sessionStore(stdio.Env), sink: bridge.Send}
+	u := &uiConversations{h: h, store: sessionStore(stdio.Env), sink: bridge.Send}
 	defer u.close(stdio.Err)
-	history, saveHistory := promptHistory(s.root, stdio)
+	history, saveHistory := promptHistory(h.root, stdio)
 	opts := tui.Options{
 		NewAgent:     u.fresh,
 		Bridge:       bridge,
-		Policy:       s.policy,
-		Tools:        s.toolbox,
-		Checkpoints:  s.checkpoints,
+		Policy:       h.policy,
+		Tools:        h.toolbox,
+		Checkpoints:  h.checkpoints,
 		Keys:         st.Keys,
-		About:        about(st, s, u),
-		Mentions:     tui.WorkspaceMentions{WS: s.ws, Refuse: s.refuseMention},
+		About:        about(st, h, u),
+		Mentions:     tui.WorkspaceMentions{WS: h.ws, Refuse: h.refuseMention},
 		Prices:       st.Prices,
 		Model:        st.Model,
-		Workdir:      s.root,
+		Workdir:      h.root,
 		Theme:        st.Theme,
 		UserThemes:   st.UserThemes,
 		Env:          stdio.Env,
@@ -55,14 +55,14 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		History:      history,
 		SaveHistory:  saveHistory,
 		PickSession:  pick,
-		ContextParts: s.contextParts,
-		ContextTools: s.toolsPart,
+		ContextParts: h.contextParts,
+		ContextTools: h.toolsPart,
 	}
 	if u.store != nil {
 		opts.Sessions = u
 	}
-	if s.mcp != nil {
-		opts.MCP = s.mcp.set
+	if h.mcp != nil {
+		opts.MCP = h.mcp.set
 	}
 	if res != nil {
 		r, err := u.resume(res)
@@ -82,13 +82,13 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 
 // promptHistory loads the workspace's earlier prompts and returns the
 // function that keeps new ones. Without a state directory the history
-// lasts for the session only.
+// lasts as long as the process.
 func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 	dir, err := config.StateDir(stdio.Env.get)
 	if err != nil {
 		return nil, nil
 	}
-	h := sessions.Open(filepath.Join(dir, "sessions")).History(root)
+	h := session.Open(filepath.Join(dir, "sessions")).History(root)
 	prompts, err := h.Load(500)
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", err)
@@ -96,16 +96,17 @@ func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 	return prompts, h.Append
 }
 
-// about is what the UI's welcome block and /status say of the session.
-func about(st Settings, s *session, u *uiSessions) tui.About {
+// about is what the UI's welcome block and /status say of the run:
+// version, endpoint, instruction files, hooks and the session's id.
+func about(st Settings, h *harness, u *uiConversations) tui.About {
 	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL)}
-	for _, p := range s.contextParts {
+	for _, p := range h.contextParts {
 		if f, ok := strings.CutPrefix(p.Name, "instructions "); ok {
 			a.Instructions = append(a.Instructions, f)
 		}
 	}
 	for ev := hooks.OnPromptSubmit; ev <= hooks.PreCompact; ev++ {
-		if names := s.hooks.Names(ev); len(names) > 0 {
+		if names := h.hooks.Names(ev); len(names) > 0 {
 			a.Hooks = append(a.Hooks, ev.String()+": "+strings.Join(names, ", "))
 		}
 	}
@@ -123,12 +124,12 @@ func about(st Settings, s *session, u *uiSessions) tui.About {
 // refuseMention says why the UI may not attach the file rel to a message
 // (@path): a deny rule on reading it, or a protected file (secrets, .git,
 // tackle's config …), which the user pastes if the model should see it.
-func (s *session) refuseMention(rel string) string {
-	if !s.policy.ReadAllowed(rel) {
+func (h *harness) refuseMention(rel string) string {
+	if !h.policy.ReadAllowed(rel) {
 		return "an approval rule denies reading it"
 	}
 	args, _ := json.Marshal(tools.WriteFileArgs{Path: rel})
-	if why := s.policy.Protected(chat.ToolCall{Name: tools.WriteFile, Arguments: string(args)}); why != "" {
+	if why := h.policy.Protected(chat.ToolCall{Name: tools.WriteFile, Arguments: string(args)}); why != "" {
 		return "it is a protected file; paste what the model should see instead"
 	}
 	return ""

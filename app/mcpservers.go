@@ -11,11 +11,11 @@ import (
 	"github.com/tackle-dev/tackle/tools/mcp"
 )
 
-// mcpServers is the session's MCP servers: the user config's and the
+// mcpServers is the harness's MCP servers: the user config's and the
 // trusted .mcp.json's (mcp.Merge: the user's wins for a name both give),
-// started in the background by startMCP. Their state changes reach the session's event
+// started in the background by startMCP. Their state changes reach the harness's event
 // sink as agent.MCPServerStatus, and failures as warnings too, until the
-// session is done with them (quiet).
+// harness is done with them (quiet).
 type mcpServers struct {
 	set *mcp.Set
 
@@ -24,9 +24,9 @@ type mcpServers struct {
 }
 
 // startMCP starts the configured MCP servers in the background; their
-// tools join the session's toolbox when each is ready.
-func (s *session) startMCP(env environ, emit func(agent.Event)) error {
-	specs, shadowed := mcp.Merge(s.st.User.MCPServers, s.st.Project.mcp)
+// tools join the harness's toolbox when each is ready.
+func (h *harness) startMCP(env environ, emit func(agent.Event)) error {
+	specs, shadowed := mcp.Merge(h.st.User.MCPServers, h.st.Project.mcp)
 	for _, name := range shadowed {
 		emit(agent.Warning{Message: fmt.Sprintf("the project's .mcp.json names an MCP server %q, as your config does: yours is used (your approval rules were written for it)", name)})
 	}
@@ -35,7 +35,7 @@ func (s *session) startMCP(env environ, emit func(agent.Event)) error {
 	}
 	m := &mcpServers{}
 	opts := mcp.Options{
-		Registry: s.toolbox, Workdir: s.root, Env: env, Version: version,
+		Registry: h.toolbox, Workdir: h.root, Env: env, Version: version,
 		Report: func(st mcp.Status) { m.report(st, emit) },
 	}
 	if state, err := config.StateDir(env.get); err == nil {
@@ -46,7 +46,7 @@ func (s *session) startMCP(env environ, emit func(agent.Event)) error {
 		return err
 	}
 	m.set = set
-	s.mcp = m
+	h.mcp = m
 	return nil
 }
 

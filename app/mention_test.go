@@ -25,8 +25,8 @@ func TestMentionsFollowTheApprovalPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := environ{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "OPENAI_API_KEY=k", "TACKLE_MODEL=m", "PATH=/usr/bin:/bin"}
-	s := wiredSession(t, env, "-w", ws, "--deny", "read_file(private/**)", "-p", "x")
-	defer s.Close()
+	h := wiredHarness(t, env, "-w", ws, "--deny", "read_file(private/**)", "-p", "x")
+	defer h.Close()
 	for path, refused := range map[string]string{
 		"notes.md":         "",
 		"private/plan.txt": "denies reading",
@@ -34,7 +34,7 @@ func TestMentionsFollowTheApprovalPolicy(t *testing.T) {
 		"env-link":         "protected",
 		".git/config":      "protected",
 	} {
-		m, err := s.ws.ReadMention(path, s.refuseMention)
+		m, err := h.ws.ReadMention(path, h.refuseMention)
 		switch {
 		case refused == "" && (err != nil || m.Text == ""):
 			t.Errorf("@%s: %v, want it attached", path, err)

@@ -35,26 +35,26 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		prompt = p
 	}
 	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
-	s, err := newSession(ctx, st, stdio, printer.Event)
+	h, err := newHarness(ctx, st, stdio, printer.Event)
 	if err != nil {
 		return err
 	}
-	atExit(s.kill) // a second interrupt leaves no hook or MCP server running
-	defer s.Close()
+	atExit(h.kill) // a second interrupt leaves no hook or MCP server running
+	defer h.Close()
 
 	warn := func(err error) { printer.Event(agent.Warning{Message: err.Error()}) }
-	cv := s.newConversation(store, warn)
+	cv := h.newConversation(store, warn)
 	if res != nil {
-		cv = s.continueConversation(res, warn)
+		cv = h.continueConversation(res, warn)
 		for _, w := range cv.warnings {
 			warn(errors.New(w))
 		}
 	}
-	printer.SummarizeWith(s.toolbox.Summary).ShowReasoning(st.ShowReasoning)
-	answers := headless.Answers{Yes: st.Yes, Protected: s.policy.Protected, Summarize: s.toolbox.Summary, Save: st.OnPause == "save"}
-	result, err := drivePiped(ctx, s, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
-	s.mcp.close(printer.Event) // their last warnings come before the result
-	s.servers.Close()
+	printer.SummarizeWith(h.toolbox.Summary).ShowReasoning(st.ShowReasoning)
+	answers := headless.Answers{Yes: st.Yes, Protected: h.policy.Protected, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
+	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
+	h.mcp.close(printer.Event) // their last warnings come before the result
+	h.servers.Close()
 	// The session is complete on disk, and free, before stdout names it:
 	// whoever reads it may resume it at once.
 	if cerr := cv.close(); cerr != nil {
@@ -74,8 +74,8 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 // drivePiped runs the Worker on cv: it answers cv's pause with answers,
 // or sends prompt (refused while cv waits for answers); a answers the
 // pauses of the run.
-func drivePiped(ctx context.Context, s *session, cv *conversation, emit func(agent.Event), prompt string, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
-	w := s.worker(cv, emit)
+func drivePiped(ctx context.Context, h *harness, cv *conversation, emit func(agent.Event), prompt string, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
+	w := h.worker(cv, emit)
 	if answers == nil {
 		if err := cv.pausedCalls(); err != nil {
 			return headless.Result{}, err

@@ -13,7 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tackle-dev/tackle/agent"
-	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/headless"
@@ -21,12 +21,12 @@ import (
 
 // sessionStore is the store under the state directory, or nil when there
 // is none (no HOME): sessions are then not kept.
-func sessionStore(env environ) *sessions.Store {
+func sessionStore(env environ) *session.Store {
 	dir, err := config.StateDir(env.get)
 	if err != nil {
 		return nil
 	}
-	return sessions.Open(filepath.Join(dir, "sessions"))
+	return session.Open(filepath.Join(dir, "sessions"))
 }
 
 // workspaceRoot is the workspace's real absolute path, as
@@ -46,14 +46,14 @@ func workspaceRoot(dir string) (string, error) {
 // resumed is the session -c or --resume ID goes on with: locked for this
 // process, then loaded.
 type resumed struct {
-	w *sessions.Writer
-	l *sessions.Loaded
+	w *session.Writer
+	l *session.Loaded
 	// taken: a recorder writes through w now and closes it.
 	taken bool
 }
 
 // pause is the paused run the session ended with, or nil.
-func (r *resumed) pause() *sessions.Record { return r.l.LastPause() }
+func (r *resumed) pause() *session.Record { return r.l.LastPause() }
 
 // close releases the session unless a recorder took it.
 func (r *resumed) close() {
@@ -98,9 +98,9 @@ func openResumed(workspace string, cont bool, resume resumeFlag, env environ) (*
 }
 
 // reopen locks and loads the session file at path.
-func reopen(store *sessions.Store, path string) (*resumed, error) {
+func reopen(store *session.Store, path string) (*resumed, error) {
 	w, l, err := store.Reopen(path)
-	if errors.Is(err, sessions.ErrInUse) {
+	if errors.Is(err, session.ErrInUse) {
 		return nil, fmt.Errorf("%w: quit that tackle first, or start a new session", err)
 	}
 	if err != nil {
@@ -115,7 +115,7 @@ func reopen(store *sessions.Store, path string) (*resumed, error) {
 // pending call (nor "all") stays a deny rule. Every pending call must be
 // answered; an answer to a call that does not wait is an error.
 func (c *cli) answers(kctx *kong.Context, res *resumed) (*pauseAnswers, []string, error) {
-	var pause *sessions.Record
+	var pause *session.Record
 	if res != nil {
 		pause = res.pause()
 	}
@@ -202,15 +202,15 @@ func (c *cli) denyAnswers(kctx *kong.Context, isAnswer func(string) bool) ([]hea
 // conversation is the session a run records into and where its Worker
 // starts: a new session, or a continued one.
 type conversation struct {
-	rec *sessions.Recorder // nil without a state directory
+	rec *session.Recorder // nil without a state directory
 	// history is the continued conversation (nil for a new one), made
 	// whole when its process died during a tool call.
 	history []chat.Message
 	// pause is the paused run the continued session ended with, if any.
-	pause *sessions.Record
+	pause *session.Record
 	model string
 	// records are the continued session's, for the UI's transcript.
-	records  []sessions.Record
+	records  []session.Record
 	warnings []string // problems loading the continued session's file
 }
 
@@ -231,11 +231,11 @@ func (cv *conversation) close() error {
 }
 
 // newConversation starts a new session in store (none when store is nil).
-func (s *session) newConversation(store *sessions.Store, warn func(error)) *conversation {
-	cv := &conversation{model: s.st.Model}
+func (h *harness) newConversation(store *session.Store, warn func(error)) *conversation {
+	cv := &conversation{model: h.st.Model}
 	if store != nil {
-		cv.rec = store.Recorder(sessions.Header{Tackle: version, Workspace: s.root, Model: s.st.Model}, warn)
-		cv.rec.SetRedact(s.redactor.Redact)
+		cv.rec = store.Recorder(session.Header{Tackle: version, Workspace: h.root, Model: h.st.Model}, warn)
+		cv.rec.SetRedact(h.redactor.Redact)
 	}
 	return cv
 }
@@ -243,32 +243,32 @@ func (s *session) newConversation(store *sessions.Store, warn func(error)) *conv
 // continueConversation goes on with the session res: its conversation,
 // its model (unless --model was given), and a result for each call its
 // process died before answering.
-func (s *session) continueConversation(res *resumed, warn func(error)) *conversation {
+func (h *harness) continueConversation(res *resumed, warn func(error)) *conversation {
 	res.taken = true
 	cv := &conversation{
-		rec:      sessions.NewRecorder(res.w, warn),
+		rec:      session.NewRecorder(res.w, warn),
 		history:  res.l.Messages(),
 		pause:    res.pause(),
 		model:    res.l.Model(),
 		records:  res.l.Records,
 		warnings: res.l.Warnings,
 	}
-	cv.rec.SetRedact(s.redactor.Redact)
-	if s.st.fromFlag("model") && s.st.Model != cv.model {
-		cv.model = s.st.Model
-		cv.add(sessions.Record{Kind: sessions.KindModel, Model: s.st.Model})
+	cv.rec.SetRedact(h.redactor.Redact)
+	if h.st.fromFlag("model") && h.st.Model != cv.model {
+		cv.model = h.st.Model
+		cv.add(session.Record{Kind: session.KindModel, Model: h.st.Model})
 	}
 	if cv.pause == nil {
-		for _, m := range sessions.CloseOpenCalls(cv.history) {
+		for _, m := range session.CloseOpenCalls(cv.history) {
 			cv.history = append(cv.history, m.Message)
-			cv.add(sessions.Record{Kind: sessions.KindMessage, Message: &m.Message, Status: m.Status})
+			cv.add(session.Record{Kind: session.KindMessage, Message: &m.Message, Status: m.Status})
 		}
 	}
 	return cv
 }
 
 // add records r, which the transcript shows too.
-func (cv *conversation) add(r sessions.Record) {
+func (cv *conversation) add(r session.Record) {
 	cv.rec.Append(r)
 	cv.records = append(cv.records, r)
 }

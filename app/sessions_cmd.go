@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -32,7 +32,7 @@ func (sessionsCmd) Run(c *cli, stdio Streams) error {
 	switch c.Output {
 	case "json":
 		if list == nil {
-			list = []sessions.Info{}
+			list = []session.Info{}
 		}
 		enc := json.NewEncoder(stdio.Out)
 		enc.SetIndent("", "  ")

@@ -20,10 +20,10 @@ import (
 	"github.com/tackle-dev/tackle/tui"
 )
 
-// session is everything a run is wired from, piped or interactive: the
+// harness is everything a run is wired from, piped or interactive: the
 // workspace and its tools, the approval policy and the hook registry.
-type session struct {
-	// st are the settings the session was wired from.
+type harness struct {
+	// st are the settings the harness was wired from.
 	st      Settings
 	root    string
 	ws      *tools.Workspace
@@ -47,54 +47,54 @@ type session struct {
 	compaction   compaction
 }
 
-// newSession opens the workspace and registers the built-in and configured
+// newHarness opens the workspace and registers the built-in and configured
 // hooks. Progress of the turn-end checks goes to emit, the same sink as
-// the Worker's events. The caller closes the session.
-func newSession(ctx context.Context, st Settings, stdio Streams, emit func(agent.Event)) (*session, error) {
+// the Worker's events. The caller closes the harness.
+func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent.Event)) (*harness, error) {
 	ws, err := tools.OpenWorkspace(st.Workspace)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	s := &session{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
+	h := &harness{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
 	// A deny rule on reading a file also hides it from a grep of a directory.
-	s.toolbox = tools.NewRegistry(ws,
-		tools.WithReadFilter(func(rel string) bool { return s.policy.ReadAllowed(rel) }),
-		tools.WithEnv(stdio.Env), tools.WithCheckpoints(s.checkpoints))
+	h.toolbox = tools.NewRegistry(ws,
+		tools.WithReadFilter(func(rel string) bool { return h.policy.ReadAllowed(rel) }),
+		tools.WithEnv(stdio.Env), tools.WithCheckpoints(h.checkpoints))
 	if state, err := config.StateDir(stdio.Env.get); err == nil {
-		s.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
-		ws.UseTempJournal(s.journal)
-		cleanStaleTemps(s.journal.Dir(), emit)
+		h.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
+		ws.UseTempJournal(h.journal)
+		cleanStaleTemps(h.journal.Dir(), emit)
 	}
-	s.client = agent.NewOpenAI(agent.OpenAIConfig{
+	h.client = agent.NewOpenAI(agent.OpenAIConfig{
 		APIKey: st.APIKey, BaseURL: st.BaseURL,
 		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
 		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
 		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle,
 	})
-	s.compaction = newCompaction(st, stdio.Env)
+	h.compaction = newCompaction(st, stdio.Env)
 
-	s.system, s.contextParts = systemPrompt(s.root, stdio.Env)
+	h.system, h.contextParts = systemPrompt(h.root, stdio.Env)
 
-	s.policy = approval.New(st.Mode, s.toolbox,
+	h.policy = approval.New(st.Mode, h.toolbox,
 		approval.WithPermissions(st.Perms),
-		approval.WithWorkspace(s.root),
-		approval.WithProtection(st.Project.protect(protection(st.User, s.root, stdio.Env.get, st.NoProtect), st.User, s.root, stdio.Env)),
+		approval.WithWorkspace(h.root),
+		approval.WithProtection(st.Project.protect(protection(st.User, h.root, stdio.Env.get, st.NoProtect), st.User, h.root, stdio.Env)),
 	)
-	s.hooks.PreToolCall(s.policy.Hook())
-	if err := s.registerHooks(ctx, stdio.Env, emit); err != nil {
-		s.Close()
+	h.hooks.PreToolCall(h.policy.Hook())
+	if err := h.registerHooks(ctx, stdio.Env, emit); err != nil {
+		h.Close()
 		return nil, usageError{config.InFile(st.User.Path, err)}
 	}
-	return s, nil
+	return h, nil
 }
 
 // registerHooks registers the redaction of secrets (env's, and the API
 // key), the config's command hooks, the Claude Code hooks, its hook
 // servers and the turn-end checks. Their base environment is env.
-func (s *session) registerHooks(ctx context.Context, env environ, emit func(agent.Event)) error {
-	st := s.st
+func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agent.Event)) error {
+	st := h.st
 	if st.RecordHooks != "" {
-		if err := recordHooks(s.hooks, st.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
+		if err := recordHooks(h.hooks, st.RecordHooks, func(m string) { emit(agent.Warning{Message: m}) }); err != nil {
 			return err
 		}
 	}
@@ -102,43 +102,43 @@ func (s *session) registerHooks(ctx context.Context, env environ, emit func(agen
 	if err != nil {
 		return err
 	}
-	s.redactor = r
-	s.hooks.PostToolCall(r.Hook())
-	if err := command.RegisterAll(s.hooks, st.User.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+	h.redactor = r
+	h.hooks.PostToolCall(r.Hook())
+	if err := command.RegisterAll(h.hooks, st.User.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
 		return err
 	}
-	if err := command.RegisterAll(s.hooks, st.Project.cfg.Hooks, command.Options{Workdir: s.root, Env: env}); err != nil {
+	if err := command.RegisterAll(h.hooks, st.Project.cfg.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
 		return config.InFile(st.Project.cfg.Path, err)
 	}
-	if err := s.registerClaudeHooks(env, emit); err != nil {
+	if err := h.registerClaudeHooks(env, emit); err != nil {
 		return err
 	}
-	if err := s.startServers(ctx, st.User.HookServers, env, emit); err != nil {
+	if err := h.startServers(ctx, st.User.HookServers, env, emit); err != nil {
 		return err
 	}
-	emit = s.observe(emit) // the checks' and MCP servers' news reach observers too
-	if err := s.startMCP(env, emit); err != nil {
+	emit = h.observe(emit) // the checks' and MCP servers' news reach observers too
+	if err := h.startMCP(env, emit); err != nil {
 		return err
 	}
 	if st.Checks == nil {
 		return nil
 	}
 	ccfg := *st.Checks
-	ccfg.Workspace, ccfg.Tools, ccfg.Env = s.root, s.toolbox, env
+	ccfg.Workspace, ccfg.Tools, ccfg.Env = h.root, h.toolbox, env
 	ccfg.Report = func(e checks.Event) { emit(checkEvent(e)) }
-	_, err = checks.Register(s.hooks, ccfg)
+	_, err = checks.Register(h.hooks, ccfg)
 	return err
 }
 
 // startServers starts the hook servers, registers their hooks and
 // reports what goes wrong with them while they run to emit. Their stderr
 // goes to the state directory's hooks/NAME.log.
-func (s *session) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
+func (h *harness) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
 	if len(specs) == 0 {
 		return nil
 	}
 	opts := process.Options{
-		Workdir: s.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
+		Workdir: h.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
 		Warn: func(msg string) { emit(agent.Warning{Message: msg}) },
 	}
 	if state, err := config.StateDir(env.get); err == nil {
@@ -148,45 +148,45 @@ func (s *session) startServers(ctx context.Context, specs []process.Spec, env en
 	if err != nil {
 		return err
 	}
-	s.servers = set
-	return set.Register(s.hooks)
+	h.servers = set
+	return set.Register(h.hooks)
 }
 
 // observe returns onEvent, which also sends each event to the hook
 // servers that observe its type.
-func (s *session) observe(onEvent func(agent.Event)) func(agent.Event) {
-	if len(s.servers.Servers()) == 0 {
+func (h *harness) observe(onEvent func(agent.Event)) func(agent.Event) {
+	if len(h.servers.Servers()) == 0 {
 		return onEvent
 	}
 	return func(e agent.Event) {
 		onEvent(e)
-		s.servers.Observe(e.EventType(), func() ([]byte, error) { return agent.MarshalEvent(e) })
+		h.servers.Observe(e.EventType(), func() ([]byte, error) { return agent.MarshalEvent(e) })
 	}
 }
 
 // toolsPart is the tool definitions as the next request sends them, for
 // /context.
-func (s *session) toolsPart() tui.ContextPart {
-	specs := s.toolbox.Specs()
+func (h *harness) toolsPart() tui.ContextPart {
+	specs := h.toolbox.Specs()
 	b, _ := json.Marshal(specs)
 	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
 }
 
 // kill kills the hook servers' and the MCP servers' processes at once,
 // for a process about to exit.
-func (s *session) kill() {
-	s.servers.Kill()
-	s.mcp.kill()
+func (h *harness) kill() {
+	h.servers.Kill()
+	h.mcp.kill()
 }
 
-func (s *session) Close() error {
-	s.claude.close()
-	s.mcp.close(nil)
-	s.servers.Close()
-	if s.journal != nil {
-		s.journal.Close()
+func (h *harness) Close() error {
+	h.claude.close()
+	h.mcp.close(nil)
+	h.servers.Close()
+	if h.journal != nil {
+		h.journal.Close()
 	}
-	return s.ws.Close()
+	return h.ws.Close()
 }
 
 // cleanStaleTemps removes the temporary files that tackles killed
@@ -227,27 +227,27 @@ func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
 	return base + "\n\n" + pc.Prompt(), parts
 }
 
-// worker returns a Worker for this session that goes on with cv's
+// worker returns a Worker wired by the harness that goes on with cv's
 // conversation, records into cv's session and sends its events to
 // onEvent.
-func (s *session) worker(cv *conversation, onEvent func(agent.Event)) *agent.Worker {
-	onEvent = s.observe(onEvent) // hook servers observe every event
+func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	onEvent = h.observe(onEvent) // hook servers observe every event
 	cfg := agent.Config{
-		Client:           s.client,
+		Client:           h.client,
 		Model:            cv.model,
-		ReasoningEffort:  s.st.Effort,
-		System:           s.system,
+		ReasoningEffort:  h.st.Effort,
+		System:           h.system,
 		History:          cv.history,
-		Tools:            s.toolbox,
-		Hooks:            s.hooks,
-		MaxRequests:      s.st.MaxRequests,
-		MaxParallel:      s.st.MaxParallel,
-		RetryBudget:      retryBudget(s.st.MaxRetries),
+		Tools:            h.toolbox,
+		Hooks:            h.hooks,
+		MaxRequests:      h.st.MaxRequests,
+		MaxParallel:      h.st.MaxParallel,
+		RetryBudget:      retryBudget(h.st.MaxRetries),
 		OnEvent:          onEvent,
-		OnApproveAlways:  s.policy.Remember,
-		ContextWindow:    s.compaction.window,
-		CompactThreshold: s.compaction.threshold,
-		KeepTurns:        s.compaction.keepTurns,
+		OnApproveAlways:  h.policy.Remember,
+		ContextWindow:    h.compaction.window,
+		CompactThreshold: h.compaction.threshold,
+		KeepTurns:        h.compaction.keepTurns,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message
@@ -256,7 +256,7 @@ func (s *session) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 			onEvent(e)
 		}
 	}
-	s.claude.wrap(&cfg, cv)
+	h.claude.wrap(&cfg, cv)
 	return agent.New(cfg)
 }
 

@@ -6,26 +6,27 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/agent"
-	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/tui"
 )
 
-// uiSessions is the interactive UI's conversation and the sessions it can
-// go on with (/resume, /new). The conversation before is closed — its
-// session released — when another one starts.
-type uiSessions struct {
-	s     *session
-	store *sessions.Store // nil without a state directory
+// uiConversations are the interactive UI's conversations: the current
+// one, a new one (/new), or a saved session to go on with (/resume; the
+// tui.Sessions it lists and opens). The conversation before is closed —
+// its session released — when another one starts.
+type uiConversations struct {
+	h     *harness
+	store *session.Store // nil without a state directory
 	sink  func(agent.Event)
 
 	mu  sync.Mutex
 	cur *conversation
 }
 
-func (u *uiSessions) warn(err error) { u.sink(agent.Warning{Message: err.Error()}) }
+func (u *uiConversations) warn(err error) { u.sink(agent.Warning{Message: err.Error()}) }
 
 // switchTo makes cv the current conversation and closes the one before.
-func (u *uiSessions) switchTo(cv *conversation) {
+func (u *uiConversations) switchTo(cv *conversation) {
 	u.mu.Lock()
 	old := u.cur
 	u.cur = cv
@@ -39,17 +40,17 @@ func (u *uiSessions) switchTo(cv *conversation) {
 }
 
 // fresh starts a new conversation (tui.Options.NewAgent).
-func (u *uiSessions) fresh() tui.Agent {
-	cv := u.s.newConversation(u.store, u.warn)
+func (u *uiConversations) fresh() tui.Agent {
+	cv := u.h.newConversation(u.store, u.warn)
 	u.switchTo(cv)
-	return u.s.worker(cv, u.sink)
+	return u.h.worker(cv, u.sink)
 }
 
 // resume goes on with the session res; a run it paused on is restored,
 // for the UI to ask about.
-func (u *uiSessions) resume(res *resumed) (tui.Resumed, error) {
-	cv := u.s.continueConversation(res, u.warn)
-	w := u.s.worker(cv, u.sink)
+func (u *uiConversations) resume(res *resumed) (tui.Resumed, error) {
+	cv := u.h.continueConversation(res, u.warn)
+	w := u.h.worker(cv, u.sink)
 	r := tui.Resumed{ID: res.l.Header.ID, Agent: w, Model: cv.model, Records: cv.records, Warnings: cv.warnings}
 	if cv.pause != nil {
 		out, err := cv.restore(w)
@@ -64,8 +65,8 @@ func (u *uiSessions) resume(res *resumed) (tui.Resumed, error) {
 }
 
 // List returns the workspace's sessions but the current one.
-func (u *uiSessions) List() ([]sessions.Info, error) {
-	list, err := u.store.List(u.s.root)
+func (u *uiConversations) List() ([]session.Info, error) {
+	list, err := u.store.List(u.h.root)
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +83,8 @@ func (u *uiSessions) List() ([]sessions.Info, error) {
 }
 
 // Open goes on with session id of the workspace.
-func (u *uiSessions) Open(id string) (tui.Resumed, error) {
-	info, err := u.store.Find(u.s.root, id)
+func (u *uiConversations) Open(id string) (tui.Resumed, error) {
+	info, err := u.store.Find(u.h.root, id)
 	if err != nil {
 		return tui.Resumed{}, err
 	}
@@ -95,7 +96,7 @@ func (u *uiSessions) Open(id string) (tui.Resumed, error) {
 }
 
 // close ends the current conversation; a problem is reported on w.
-func (u *uiSessions) close(w io.Writer) {
+func (u *uiConversations) close(w io.Writer) {
 	u.mu.Lock()
 	cur := u.cur
 	u.cur = nil

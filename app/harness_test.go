@@ -14,10 +14,10 @@ import (
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
-// wiredSession is the session tackle wires from args and env, as a run
+// wiredHarness is the harness tackle wires from args and env, as a run
 // does (parsing, the user config, the settings; no project files), for
 // tests that drive it in process.
-func wiredSession(t *testing.T, env environ, args ...string) *session {
+func wiredHarness(t *testing.T, env environ, args ...string) *harness {
 	t.Helper()
 	stdio := Streams{Out: io.Discard, Err: io.Discard, Env: env}
 	var c cli
@@ -37,11 +37,11 @@ func wiredSession(t *testing.T, env environ, args ...string) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSession(context.Background(), st, stdio, func(agent.Event) {})
+	h, err := newHarness(context.Background(), st, stdio, func(agent.Event) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return h
 }
 
 // -p then -c -p, each a whole run (Main, as the binary runs it): the
@@ -76,9 +76,9 @@ func TestContinueSendsWhatOneProcessWould(t *testing.T) {
 	}
 
 	one := llmtest.NewServer(t, llmtest.LoadScript(t, script))
-	s := wiredSession(t, env(one), "-w", ws, "-p", "what do the notes say?")
-	defer s.Close()
-	w := s.worker(s.newConversation(nil, nil), func(agent.Event) {})
+	h := wiredHarness(t, env(one), "-w", ws, "-p", "what do the notes say?")
+	defer h.Close()
+	w := h.worker(h.newConversation(nil, nil), func(agent.Event) {})
 	for _, p := range []string{"what do the notes say?", "what did I ask?"} {
 		if out, err := w.Run(context.Background(), p); err != nil || out.Status != agent.StatusFinished {
 			t.Fatalf("in-process run %q: %+v, %v", p, out, err)
