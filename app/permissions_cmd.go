@@ -68,7 +68,7 @@ func listRules(path string, cfg config.Config, w io.Writer) {
 			for _, s := range l.rules {
 				r, err := approval.ParseRule(s)
 				if err != nil {
-					fmt.Fprintf(tw, "  %s\t%s\t(invalid: %v)\n", l.effect, oneLine(s), err)
+					fmt.Fprintf(tw, "  %s\t%s\t(invalid: %v)\n", l.effect, shownRule(s), err)
 					continue
 				}
 				fmt.Fprintf(tw, "  %s\t%s\n", l.effect, r)
@@ -105,7 +105,7 @@ func revokeRule(path string, cfg config.Config, rule string, w io.Writer) error 
 		}
 		var have []string
 		for _, s := range append(cfg.Deny, cfg.Allow...) {
-			have = append(have, oneLine(s))
+			have = append(have, shownRule(s))
 		}
 		if len(have) == 0 {
 			return fmt.Errorf("%s has no allow or deny rules", cfg.Path)
@@ -113,14 +113,16 @@ func revokeRule(path string, cfg config.Config, rule string, w io.Writer) error 
 		return fmt.Errorf("%s has no rule %s (its rules: %s)", cfg.Path, want, strings.Join(have, ", "))
 	}
 	for _, r := range removed {
-		fmt.Fprintf(w, "Removed the %s rule %s (%s[%d]) from %s.\n", r.Field, oneLine(r.Value), r.Field, r.Index, cfg.Path)
+		fmt.Fprintf(w, "Removed the %s rule %s (%s[%d]) from %s.\n", r.Field, shownRule(r.Value), r.Field, r.Index, cfg.Path)
 	}
 	return nil
 }
 
-// oneLine shows a rule from the file on one line, quoted if it holds
-// anything but printable text (control characters, bidi overrides).
-func oneLine(s string) string {
+// shownRule is a rule from the file as the terminal can show it: quoted
+// when it holds anything but printable text (a line break, control
+// characters, bidi overrides), so that it is one line and shows what it
+// holds.
+func shownRule(s string) string {
 	if strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
 		return fmt.Sprintf("%q", s)
 	}

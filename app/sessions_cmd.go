@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/tackle-dev/tackle/agent/session"
@@ -57,7 +56,7 @@ func (sessionsCmd) Run(c *cli, stdio Streams) error {
 		if status == "" {
 			status = "-"
 		}
-		prompt := chat.Quote(strings.Join(strings.Fields(in.FirstPrompt), " "), 60)
+		prompt := chat.OneLine(in.FirstPrompt, 60)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", in.ID, in.Updated.Format("2006-01-02 15:04"), in.Turns, status, in.Model, prompt)
 	}
 	return tw.Flush()

@@ -354,7 +354,7 @@ func (d *approvalDialog) waitingList(st *themes.Styles, inner int) []string {
 		if d.summary != nil {
 			what = d.summary(c)
 		}
-		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(oneLine(what), st.ToolArgs, st.ControlChar)
+		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(markBreaks(what), st.ToolArgs, st.ControlChar)
 		if d.protected != nil && d.protected(c) != "" {
 			line += st.Warn.Render("  (protected: asked on its own)")
 		}

@@ -257,7 +257,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 	}
 
 	head := icon + " " + st.ToolName.Render(toolLabel(e.call.Name))
-	args := visibleStyled(oneLine(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
+	args := visibleStyled(markBreaks(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
 	room := rc.width - ansi.StringWidth(head) - 2
 	if tail != "" {
 		room -= ansi.StringWidth(tail) + 2
@@ -299,7 +299,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		if reason == "" {
 			return nil
 		}
-		return prefixed(st.Muted.Render, plainText(oneLine(reason), st.ControlChar), rc.width, "  ⎿ ", "    ")
+		return prefixed(st.Muted.Render, plainText(markBreaks(reason), st.ControlChar), rc.width, "  ⎿ ", "    ")
 	}
 	if lines, ok := e.editDiff(rc); ok {
 		return lines

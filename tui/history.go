@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // historySaveFailedMsg reports a prompt that could not be kept for later
@@ -132,7 +133,7 @@ func (d *historyDialog) view(st *themes.Styles) string {
 	first := max(d.sel-d.rows+1, 0)
 	end := min(first+d.rows, len(d.matches))
 	for i := first; i < end; i++ {
-		text := strings.Join(strings.Fields(d.history[d.matches[i]]), " ") // one line
+		text := chat.OneLine(d.history[d.matches[i]], 0)
 		mark := "  "
 		if i == d.sel {
 			mark = st.ModalKey.Render("▸ ")
