@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -148,10 +149,10 @@ func (d *turnPauseDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	if !ok {
 		return dialogAction{}, nil
 	}
-	switch k.String() {
-	case "y", "enter":
+	switch keys := dialogKeys(); {
+	case key.Matches(k, keys.goOn):
 		return dialogAction{resume: true}, nil
-	case "n", "esc", "ctrl+c":
+	case key.Matches(k, keys.stop):
 		return dialogAction{stop: true}, nil
 	}
 	return dialogAction{}, nil
@@ -166,10 +167,8 @@ func (d *turnPauseDialog) view(st *themes.Styles) string {
 		lines = append(lines, prefixed(st.ModalReason.Render, plainText(d.reason, st.ControlChar), inner, "", "")...)
 	}
 	lines = append(lines, "")
-	lines = append(lines, flowParts([]string{
-		st.ModalKey.Render("y") + " " + st.ModalHint.Render("go on"),
-		st.ModalKey.Render("n") + " " + st.ModalHint.Render("stop the run"),
-	}, "   ", inner)...)
+	k := dialogKeys()
+	lines = append(lines, flowParts([]string{hint(st, k.goOn), hint(st, k.stop)}, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }
 
@@ -181,22 +180,13 @@ type helpDialog struct {
 	keys [][2]string
 }
 
-// pager is a dialog of lines that scrolls: up/down (k/j), page keys and
-// the mouse wheel move it, any other key closes it.
+// pager is a dialog of lines that scrolls: up/down (k/j), page keys,
+// home/end and the mouse wheel move it, any other key closes it.
 type pager struct {
 	lines  []string
 	scroll int
 	rows   int
 	width  int
-}
-
-var helpApproval = [][2]string{
-	{"y", "approve the call"},
-	{"Y", "approve every call waiting, but those writing a protected path (asked on their own)"},
-	{"a", "approve, and allow calls like it for this session"},
-	{"n, esc", "deny"},
-	{"d", "deny and tell the model why"},
-	{"ctrl+c", "stop the run"},
 }
 
 // helpCommands are the rows of /help's command section.
@@ -213,15 +203,20 @@ func newHelpDialog(keys [][2]string) *helpDialog { return &helpDialog{keys: keys
 func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "up", "k":
+		last := max(len(d.lines)-d.rows, 0)
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.up):
 			d.scroll = max(d.scroll-1, 0)
-		case "down", "j":
-			d.scroll = min(d.scroll+1, max(len(d.lines)-d.rows, 0))
-		case "pgup":
+		case key.Matches(msg, k.down):
+			d.scroll = min(d.scroll+1, last)
+		case key.Matches(msg, k.pageUp):
 			d.scroll = max(d.scroll-d.rows, 0)
-		case "pgdown", "space":
-			d.scroll = min(d.scroll+d.rows, max(len(d.lines)-d.rows, 0))
+		case key.Matches(msg, k.pageDown):
+			d.scroll = min(d.scroll+d.rows, last)
+		case key.Matches(msg, k.top):
+			d.scroll = 0
+		case key.Matches(msg, k.bottom):
+			d.scroll = last
 		default:
 			return dialogAction{close: true}, nil
 		}
@@ -255,7 +250,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 		}
 	}
 	section("Keys", d.keys)
-	section("Approval dialog", helpApproval)
+	section("Approval dialog", approvalHelp())
 	section("Commands", helpCommands())
 	d.setLines(lines, height)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -252,11 +253,11 @@ func (d *sessionPicker) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	if d.nav.handle(msg, len(d.list)) {
 		return dialogAction{}, nil
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "enter":
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.open):
 			return dialogAction{close: true, openSession: d.list[d.nav.sel].ID}, nil
-		case "esc", "q", "ctrl+c":
+		case key.Matches(msg, k.close):
 			return dialogAction{close: true}, nil
 		}
 	}
@@ -292,8 +293,8 @@ func (d *sessionPicker) view(st *themes.Styles) string {
 	if end < len(d.list) || from > 0 {
 		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("sessions %d–%d of %d", from+1, end, len(d.list))))
 	}
-	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
-	lines = append(lines, flowParts([]string{k("↑↓", "select"), k("enter", "resume"), k("esc", "close")}, "   ", inner)...)
+	k := dialogKeys()
+	lines = append(lines, flowParts([]string{hint(st, k.selectHint), hint(st, k.open), hint(st, k.close)}, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }
 

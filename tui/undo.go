@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackle-dev/tackle/themes"
@@ -90,10 +91,10 @@ func (d *undoConfirmDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	if !ok {
 		return dialogAction{}, nil
 	}
-	switch k.String() {
-	case "y":
+	switch keys := dialogKeys(); {
+	case key.Matches(k, keys.undoAnyway):
 		return dialogAction{close: true, undoForce: d.n}, nil
-	case "n", "esc":
+	case key.Matches(k, keys.keep):
 		return dialogAction{close: true, notice: "undo cancelled: nothing was changed"}, nil
 	}
 	return dialogAction{}, nil
@@ -108,9 +109,8 @@ func (d *undoConfirmDialog) view(st *themes.Styles) string {
 	for _, p := range d.changed {
 		lines = append(lines, "  "+st.ToolArgs.Render(p))
 	}
-	lines = append(lines, "", joinNonEmpty("   ",
-		st.ModalKey.Render("y")+" "+st.ModalHint.Render("undo anyway"),
-		st.ModalKey.Render("n")+" "+st.ModalHint.Render("keep everything as it is")))
+	k := dialogKeys()
+	lines = append(lines, "", joinNonEmpty("   ", hint(st, k.undoAnyway), hint(st, k.keep)))
 	return box(st.ModalBorder, lines, d.width)
 }
 
