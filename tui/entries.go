@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -356,7 +357,7 @@ const collapsedDiff = 8
 // the first lines, all of them once expanded and in the scrollback (so the
 // record of what changed is kept whole).
 func (e *toolEntry) editDiff(rc *renderCtx) ([]string, bool) {
-	if (e.call.Name != "edit_file" && e.call.Name != "write_file") || e.result.Status != chat.StatusOK {
+	if (e.call.Name != tools.EditFile && e.call.Name != tools.WriteFile) || e.result.Status != chat.StatusOK {
 		return nil, false
 	}
 	head, diff, ok := strings.Cut(e.result.Content, "\n")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -103,11 +104,11 @@ type toolInput struct {
 }
 
 func (s *Set) toolInput(event string, call chat.ToolCall) toolInput {
-	return toolInput{common: s.common(event), ToolName: claudeTool(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
+	return toolInput{common: s.common(event), ToolName: claudeName(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
 }
 
 func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
-	tool := claudeTool(in.Call.Name)
+	tool := claudeName(in.Call.Name)
 	answers := s.fire(ctx, PreToolUse, tool, s.toolInput(PreToolUse, in.Call))
 	var deny, ask, allow []string
 	var asked, allowed bool
@@ -220,17 +221,19 @@ func (s *Set) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.Post
 	return res, nil
 }
 
-// toolResponse is a result as Claude Code's tool_response.
+// toolResponse is a result as Claude Code's tool_response: a file tool's
+// names the file (filePath, absolute).
 func (s *Set) toolResponse(call chat.ToolCall, content string) any {
-	if call.Name == "bash" {
+	if call.Name == tools.Bash {
 		return map[string]any{"stdout": content, "stderr": "", "interrupted": false}
 	}
 	r := map[string]any{"success": true, "output": content}
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal([]byte(call.Arguments), &args) == nil && args.Path != "" {
-		r["filePath"] = absPath(args.Path, s.opts.Workspace)
+	t, builtin := claudeTools()[call.Name]
+	var args map[string]any
+	if builtin && t.path != "" && json.Unmarshal([]byte(call.Arguments), &args) == nil {
+		if p, ok := args[t.path].(string); ok && p != "" {
+			r["filePath"] = absPath(p, s.opts.Workspace)
+		}
 	}
 	return r
 }
