@@ -25,8 +25,9 @@ type uiConversations struct {
 
 func (u *uiConversations) warn(err error) { u.sink(agent.Warning{Message: err.Error()}) }
 
-// switchTo makes cv the current conversation and closes the one before.
-func (u *uiConversations) switchTo(cv *conversation) {
+// switchTo makes cv the current conversation (nil: none) and closes the
+// one before; what goes wrong closing it goes to report.
+func (u *uiConversations) switchTo(cv *conversation, report func(error)) {
 	u.mu.Lock()
 	old := u.cur
 	u.cur = cv
@@ -35,14 +36,14 @@ func (u *uiConversations) switchTo(cv *conversation) {
 		return
 	}
 	if err := old.close(); err != nil {
-		u.warn(err)
+		report(err)
 	}
 }
 
 // fresh starts a new conversation (tui.Options.NewAgent).
 func (u *uiConversations) fresh() tui.Agent {
 	cv := u.h.newConversation(u.store, u.warn)
-	u.switchTo(cv)
+	u.switchTo(cv, u.warn)
 	return u.h.worker(cv, u.sink)
 }
 
@@ -60,7 +61,7 @@ func (u *uiConversations) resume(res *resumed) (tui.Resumed, error) {
 		}
 		r.Paused = &out
 	}
-	u.switchTo(cv)
+	u.switchTo(cv, u.warn)
 	return r, nil
 }
 
@@ -95,16 +96,8 @@ func (u *uiConversations) Open(id string) (tui.Resumed, error) {
 	return u.resume(res)
 }
 
-// close ends the current conversation; a problem is reported on w.
+// close ends the current conversation; a problem is reported on w (the
+// UI, which warnings reach otherwise, has ended).
 func (u *uiConversations) close(w io.Writer) {
-	u.mu.Lock()
-	cur := u.cur
-	u.cur = nil
-	u.mu.Unlock()
-	if cur == nil {
-		return
-	}
-	if err := cur.close(); err != nil {
-		fmt.Fprintf(w, "tackle: warning: %v\n", err)
-	}
+	u.switchTo(nil, func(err error) { fmt.Fprintf(w, "tackle: warning: %v\n", err) })
 }
