@@ -133,42 +133,58 @@ func (m *Model) showDecided(d agent.Decision) {
 	t.touch()
 }
 
-// ---- a run paused at turn end ----
+// ---- yes or no ----
 
-// turnPauseDialog asks whether a run that an on_turn_end hook paused
-// should go on.
-type turnPauseDialog struct {
-	reason string
-	width  int
+// questionDialog asks a question with two answers: its title and body,
+// and each answer's key and the action it takes (a run paused at turn
+// end, an undo that would overwrite changes).
+type questionDialog struct {
+	title string
+	// body draws what the question is about, inner cells wide.
+	body        func(st *themes.Styles, inner int) []string
+	yes, no     key.Binding
+	onYes, onNo dialogAction
+	width       int
 }
 
-func newTurnPauseDialog(reason string) *turnPauseDialog { return &turnPauseDialog{reason: reason} }
+// newTurnPauseDialog asks whether a run that an on_turn_end hook paused
+// should go on.
+func newTurnPauseDialog(reason string) *questionDialog {
+	k := dialogKeys()
+	return &questionDialog{
+		title: "A hook paused the turn",
+		body: func(st *themes.Styles, inner int) []string {
+			if reason == "" {
+				return nil
+			}
+			return prefixed(st.ModalReason.Render, plainText(reason, st.ControlChar), inner, "", "")
+		},
+		yes: k.goOn, no: k.stop,
+		onYes: dialogAction{resume: true}, onNo: dialogAction{stop: true},
+	}
+}
 
-func (d *turnPauseDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+func (d *questionDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return dialogAction{}, nil
 	}
-	switch keys := dialogKeys(); {
-	case key.Matches(k, keys.goOn):
-		return dialogAction{resume: true}, nil
-	case key.Matches(k, keys.stop):
-		return dialogAction{stop: true}, nil
+	switch {
+	case key.Matches(k, d.yes):
+		return d.onYes, nil
+	case key.Matches(k, d.no):
+		return d.onNo, nil
 	}
 	return dialogAction{}, nil
 }
 
-func (d *turnPauseDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
+func (d *questionDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
 
-func (d *turnPauseDialog) view(st *themes.Styles) string {
+func (d *questionDialog) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
-	lines := []string{st.ModalTitle.Render("A hook paused the turn")}
-	if d.reason != "" {
-		lines = append(lines, prefixed(st.ModalReason.Render, plainText(d.reason, st.ControlChar), inner, "", "")...)
-	}
+	lines := append([]string{st.ModalTitle.Render(d.title)}, d.body(st, inner)...)
 	lines = append(lines, "")
-	k := dialogKeys()
-	lines = append(lines, flowParts([]string{hint(st, k.goOn), hint(st, k.stop)}, "   ", inner)...)
+	lines = append(lines, flowParts([]string{hint(st, d.yes), hint(st, d.no)}, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }
 
