@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	sessions "github.com/tackle-dev/tackle/agent/session"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app"
 )
 
@@ -96,7 +96,7 @@ func TestE2EKilledDuringAToolCallGoesOnWithAnInterruptedResult(t *testing.T) {
 	if r.code != app.ExitOK {
 		t.Fatalf("-c after the kill: exit %d", r.code)
 	}
-	if got := e.toolResult(1, "call_block"); got != sessions.InterruptedResult {
+	if got := e.toolResult(1, "call_block"); got != session.InterruptedResult {
 		t.Errorf("the interrupted call's result = %q", got)
 	}
 	if msgs := e.requests()[1].Messages; msgs[len(msgs)-1].Content != "what happened?" {
@@ -227,7 +227,7 @@ func TestE2ESessionsListsThem(t *testing.T) {
 	e.run("-c", "-p", "what did I ask?")
 
 	r := e.run("sessions", "--output", "json")
-	var list []sessions.Info
+	var list []session.Info
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != app.ExitOK {
 		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stdout)
 	}
@@ -302,7 +302,7 @@ func TestE2ETUIContinueShowsTheTranscriptAndGoesOn(t *testing.T) {
 		t.Errorf("the request after -c = %+v", msgs)
 	}
 	r := e.run("sessions", "--output", "json")
-	var list []sessions.Info
+	var list []session.Info
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].Turns != 2 {
 		t.Errorf("sessions after the UI: %+v, %v", list, err)
 	}
