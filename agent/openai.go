@@ -369,6 +369,7 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 
 	var a assembler
 	for stream.Next() {
+		a.chunks++
 		a.moved = false
 		a.add(stream.Current(), emit)
 		if a.err != nil {
@@ -393,6 +394,11 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	}
 	if errLines.data != nil && ctx.Err() == nil {
 		return Reply{}, a.replied, inStreamError(errLines.data, "the server sent an error line with no message")
+	}
+	if err == nil && a.chunks == 0 {
+		if ns := errLines.notStream(res); ns != nil {
+			return Reply{}, false, ns
+		}
 	}
 	if err == nil {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
@@ -639,6 +645,7 @@ type assembler struct {
 	thought  reasoning
 	replied  bool // a token arrived
 	moved    bool // the last chunk carried something new (see progress)
+	chunks   int  // chunks read
 	size     int  // bytes of text and arguments
 	err      *APIError
 }
@@ -849,7 +856,7 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 				ID: tc.ID,
 				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
 					Name:      tc.Name,
-					Arguments: tc.Arguments,
+					Arguments: wireArguments(tc.Arguments),
 				},
 			}
 			if len(tc.Extra) > 0 {
@@ -866,6 +873,17 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 		return openai.ChatCompletionMessageParamUnion{OfAssistant: &p}, nil
 	}
 	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// wireArguments is what a call's arguments are sent back as: as they came
+// when they are a JSON object, else "{}". Strict servers refuse a
+// conversation holding arguments that are not JSON; the call's result
+// already tells the model what was wrong with what it sent.
+func wireArguments(args string) string {
+	if t := strings.TrimSpace(args); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return args
+	}
+	return "{}"
 }
 
 // toolParam converts a tool spec to a function tool. The schema is passed

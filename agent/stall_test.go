@@ -366,3 +366,41 @@ func TestOpenAIReplyTimeoutEndsAnEndlessReply(t *testing.T) {
 		}
 	}
 }
+
+// A 200 answer that is not an event stream (a proxy's login page, a base
+// URL that serves a web site) is reported as what it is, and not retried:
+// before, it was retried as "stream cut after 0 bytes".
+func TestOpenAIAnswerThatIsNotAStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body, want string
+	}{
+		{"html", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><head><title>Sign in - Corp Proxy</title></head>\n<body>…</body></html>", `200 with text/html; charset=utf-8, not an event stream: "<!DOCTYPE html> <html><head><title>Sign in - Corp Proxy</title>`},
+		{"json", "application/json", `{"id":"x","object":"chat.completion","choices":[]}`, `200 with application/json, not an event stream: "{\"id\":\"x\",\"object\":\"chat.completion\"`},
+		{"text as a stream", "text/event-stream", "Service temporarily unavailable\n", `200 with text/event-stream, not an event stream: "Service temporarily unavailable"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			requests := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requests++
+				mu.Unlock()
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			s := &sleeper{}
+			client := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Sleep: s.Sleep})
+			_, err := client.Stream(t.Context(), userRequest("hi"), nil)
+			if _, ok := errors.AsType[*NotStreamError](err); !ok || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v\nwant a *NotStreamError containing %s", err, tc.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if requests != 1 || len(s.Waits()) != 0 {
+				t.Errorf("%d requests, waits %v: the same request gets the same page, so it is not retried", requests, s.Waits())
+			}
+		})
+	}
+}

@@ -265,6 +265,16 @@ func TestMalformedArgumentsAndUnknownToolAreErrorResults(t *testing.T) {
 	if !strings.Contains(bad, "not a valid JSON object") || !strings.Contains(bad, `{"text": "unterminated`) {
 		t.Errorf("malformed-args result = %q", bad)
 	}
+	// What went wrong is in the result; the call itself goes back as an
+	// empty object, which every server takes (before, the broken text
+	// went back, and strict servers refused the whole conversation).
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if want := map[string]string{"call_bad": "{}", "call_unknown": "{}"}[tc.ID]; tc.Arguments != want {
+				t.Errorf("call %s sent back with arguments %q, want %q", tc.ID, tc.Arguments, want)
+			}
+		}
+	}
 	unknown := toolMessage(t, msgs, "call_unknown").Content
 	if !strings.Contains(unknown, `"launch_rockets"`) || !strings.Contains(unknown, "fail, upper, wait") {
 		t.Errorf("unknown-tool result = %q", unknown)
