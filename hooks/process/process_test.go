@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/hooktest"
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 var allEvents = []hooks.Event{hooks.OnPromptSubmit, hooks.PreLLMRequest, hooks.PreToolCall, hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort, hooks.PreCompact}
@@ -632,4 +634,26 @@ func approvedBy(in *hooks.PreToolInput) string {
 		return ""
 	}
 	return in.Approval.Hook
+}
+
+// A server that floods its stderr while tackle runs keeps its log under
+// the cap (before, the log grew without bound until the next start: 789 MB
+// in 3.5 s), and the user is told once that older output is dropped.
+func TestFloodedStderrLogIsCapped(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	f.preTool(fmt.Sprintf(`{"flood":%d}`, 2*child.MaxLogSize>>20+4))
+	f.preTool(fmt.Sprintf(`{"flood":%d}`, child.MaxLogSize>>20))
+	f.close()
+	for _, name := range []string{"srv.log", "srv.log.old"} {
+		fi, err := os.Stat(filepath.Join(f.logDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > child.MaxLogSize {
+			t.Errorf("%s is %d bytes, over the cap of %d", name, fi.Size(), child.MaxLogSize)
+		}
+	}
+	if w := f.warnings.all(); strings.Count(w, "writes more than 8 MiB to stderr") != 1 || !strings.Contains(w, "older output is dropped") {
+		t.Errorf("warnings = %q, want one saying the log drops older output", w)
+	}
 }

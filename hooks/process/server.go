@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,9 @@ type server struct {
 }
 
 func newServer(set *Set, cfg config) (*server, error) {
-	log, err := child.OpenLog(set.opts.LogDir, cfg.name)
+	log, err := child.OpenLog(set.opts.LogDir, cfg.name, func() {
+		set.report(fmt.Sprintf("process hook server %q writes more than %d MiB to stderr: its log keeps the newest output (%s and .old), older output is dropped", cfg.name, child.MaxLogSize>>20, filepath.Join(set.opts.LogDir, cfg.name+".log")))
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -32,10 +32,11 @@
 //
 //	{"answer": RESULT, "error": {"code", "message"}, "do": "hang" | "crash" |
 //	 "garbage" | "long" | "exit", "stderr": TEXT, "raw": LINE, "tag": NAME,
-//	 "after": NAME, "batch": N}
+//	 "after": NAME, "batch": N, "flood": MIB}
 //
 // "raw" writes LINE to stdout before the answer; "long" writes a line of
-// 33 MiB instead of one.
+// 33 MiB instead of one; "flood" writes MIB mebibytes of lines to stderr
+// before the answer.
 //
 // "after" holds the answer until the request tagged NAME was answered;
 // "batch" holds it until N requests with a batch arrived, and then
@@ -71,6 +72,7 @@ type directive struct {
 	Tag    string          `json:"tag"`
 	After  string          `json:"after"`
 	Batch  int             `json:"batch"`
+	Flood  int             `json:"flood"`
 }
 
 var (
@@ -187,6 +189,12 @@ func hello(m message) {
 
 func request(m message) {
 	d := directiveOf(m.Method, m.Params)
+	if d.Flood > 0 {
+		line := strings.Repeat("stderr flood ", 1<<10/13) + "\n"
+		for range d.Flood << 20 / len(line) {
+			os.Stderr.WriteString(line)
+		}
+	}
 	if d.Stderr != "" {
 		fmt.Fprintln(os.Stderr, d.Stderr)
 	}
@@ -289,7 +297,7 @@ func directiveOf(method string, params json.RawMessage) directive {
 		text = p.Focus
 	}
 	var d directive
-	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "") {
+	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "" || d.Flood > 0) {
 		if d.Answer == nil && d.Error == nil {
 			d.Answer = defaultAnswer(method)
 		}
