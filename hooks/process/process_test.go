@@ -657,3 +657,22 @@ func TestFloodedStderrLogIsCapped(t *testing.T) {
 		t.Errorf("warnings = %q, want one saying the log drops older output", w)
 	}
 }
+
+// A server writing its own log lines to stdout gets a few warnings and a
+// count, not one warning per line (200,000 lines made up to 400,000
+// warning lines, which buried the final answer in both front ends).
+func TestGarbageLinesAreCountedNotEachReported(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	f.preTool(`{"spam":5000}`)
+	f.close()
+	w := f.warnings.all()
+	lines := strings.Split(w, "\n")
+	if len(lines) > 6 {
+		t.Errorf("%d warnings for 5000 lines that are not JSON-RPC:\n%s", len(lines), strings.Join(lines[:10], "\n"))
+	}
+	for _, want := range []string{"goes on writing lines that are not JSON-RPC: they are counted, not shown", "wrote 5000 lines that were not JSON-RPC in all"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings lack %q:\n%s", want, w)
+		}
+	}
+}
