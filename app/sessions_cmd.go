@@ -57,6 +57,9 @@ func (sessionsCmd) Run(c *cli, stdio Streams) error {
 			status = "-"
 		}
 		prompt := chat.OneLine(in.FirstPrompt, 60)
+		if in.Unreadable != "" {
+			status, prompt = "unreadable", in.Unreadable+": "+in.Path
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", in.ID, in.Updated.Format("2006-01-02 15:04"), in.Turns, status, in.Model, prompt)
 	}
 	return tw.Flush()

@@ -285,6 +285,9 @@ func (d *sessionPicker) view(st *themes.Styles) string {
 		model := ansi.Truncate(in.Model, 16, "…")
 		row := fmt.Sprintf("%-16s  %5d  %-16s  ", d.when(in.Updated), in.Turns, model)
 		prompt := plainText(markBreaks(in.FirstPrompt), st.ControlChar)
+		if in.Unreadable != "" {
+			prompt = st.ModalHint.Render(plainText(markBreaks("unreadable: "+in.Unreadable+": "+in.Path), st.ControlChar))
+		}
 		if prompt == "" {
 			prompt = st.ModalHint.Render("(no prompt)")
 		}

@@ -198,7 +198,21 @@ func TestClaudeHookAllowCannotBeatThePolicy(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(e.workspace, "ran.txt")); string(b) != "allowed-by-hook\n" {
 		t.Errorf("the approved call did not run: %q", b)
 	}
-	// Asking for approval fired the Notification hook.
+	// Nobody was asked (a piped run decides at once): no Notification.
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "hooklog.jsonl")); strings.Contains(string(b), `"notification_type":"permission_prompt"`) {
+		t.Errorf("a Notification for a call nobody was asked about: %s", b)
+	}
+}
+
+// TestClaudeNotificationWhenAPersonIsAsked: a run that waits for a
+// person's answer (here a piped run saved with --on-pause save) fires the
+// Notification hooks.
+func TestClaudeNotificationWhenAPersonIsAsked(t *testing.T) {
+	e := newE2E(t, "bash_echo.json")
+	e.config(claudeHookConfig(t, map[string][][2]string{"Notification": {{"", "$HOOKS/log_input.sh"}}}))
+	if r := e.run("--on-pause", "save", "-p", "say hello"); r.code != 3 {
+		t.Fatalf("exit %d, want 3 (saved paused)\n%s", r.code, r.stderr)
+	}
 	if b, _ := os.ReadFile(filepath.Join(e.workspace, "hooklog.jsonl")); !strings.Contains(string(b), `"notification_type":"permission_prompt"`) {
 		t.Errorf("no Notification: %s", b)
 	}

@@ -323,9 +323,8 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 	want := []string{
 		"hook_decision", // on_prompt_submit: checks
 		"text_delta", "usage", "assistant_message",
-		"hook_decision", // pre_tool_call: approval pauses
-		"paused", "turn_finished",
-		"tool_call_decided", // approved by --yes
+		"hook_decision",     // pre_tool_call: approval pauses
+		"tool_call_decided", // approved by --yes at once: no paused event, no turn end
 		"hook_decision",     // pre_tool_call (resumed): checks snapshots for bash
 		"tool_call_started",
 		"hook_decision", "hook_decision", // post_tool_call: redact-secrets, checks
