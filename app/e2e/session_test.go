@@ -91,6 +91,18 @@ func TestE2EKilledDuringAToolCallGoesOnWithAnInterruptedResult(t *testing.T) {
 	if f, err := os.OpenFile(filepath.Join(e.workspace, "release.fifo"), os.O_WRONLY, 0); err == nil {
 		f.Close()
 	}
+	// --yes approved the call at once: the session holds no pause, so the
+	// killed run is not listed as paused (before, every approval wrote a
+	// paused record and outcome, and a kill between them and the answer
+	// came back as "session is paused").
+	if r := e.run("sessions", "--output", "json"); !strings.Contains(r.stdout, `"id"`) || strings.Contains(r.stdout, `"status": "paused"`) {
+		t.Errorf("tackle sessions after the kill: %s", r.stdout)
+	}
+	for _, f := range e.sessionFiles() {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), `"type":"paused"`) {
+			t.Errorf("a --yes run recorded a pause: %s", b)
+		}
+	}
 
 	r := e.runBounded(time.Minute, "-c", "-p", "what happened?")
 	if r.code != app.ExitOK {
