@@ -128,7 +128,7 @@ func (l *Loaded) recorded() []chat.Message {
 		case r.Kind == KindMessage && r.Message != nil:
 			msgs = append(msgs, *r.Message)
 		case r.Kind == KindCompaction && r.Compaction != nil:
-			msgs = append(msgs[:0:0], r.Compaction.Messages...)
+			msgs = r.Compaction.after(msgs)
 		}
 	}
 	return msgs

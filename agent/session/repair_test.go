@@ -3,7 +3,9 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,5 +120,67 @@ func TestRepairKeepsTheLastCallsOpen(t *testing.T) {
 	}
 	if clean, notes := Repair(got); len(notes) != 0 || len(clean) != len(got) {
 		t.Errorf("a repaired conversation is repaired again: %q", notes)
+	}
+}
+
+// A compaction is written against the conversation before it, so nine
+// compactions of a long conversation do not hold nine copies of it (they
+// made half of a 780 KB file), also after the session was reopened by
+// another process; a load gives back exactly the conversation compacted.
+func TestCompactionsKeepMessagesOnce(t *testing.T) {
+	s, w := newSession(t)
+	big := strings.Repeat("output line\n", 2000) // 24 KB a result
+	conv := []chat.Message{{Role: chat.RoleSystem, Content: "sys"}}
+	add := func(w *Writer, m chat.Message) {
+		t.Helper()
+		if err := w.Append(Record{Kind: KindMessage, Message: &m}); err != nil {
+			t.Fatal(err)
+		}
+		conv = append(conv, m)
+	}
+	compact := func(w *Writer, round int) {
+		t.Helper()
+		// The system prompt, a summary, the latest turns as they were
+		// but one output shortened.
+		now := []chat.Message{conv[0], {Role: chat.RoleUser, Content: fmt.Sprintf("summary %d", round)}}
+		now = append(now, conv[len(conv)-6:]...)
+		now[2].Content = "[pruned]"
+		if err := w.Append(Record{Kind: KindCompaction, Compaction: &Compaction{Messages: now, Summary: "s", Replaced: len(conv) - 7}}); err != nil {
+			t.Fatal(err)
+		}
+		conv = now
+	}
+	add(w, conv[0])
+	turn := func(w *Writer, i int) {
+		id := fmt.Sprintf("c%d", i)
+		add(w, chat.Message{Role: chat.RoleUser, Content: fmt.Sprintf("step %d", i)})
+		add(w, chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: id, Name: "bash", Arguments: `{"command":"make"}`}}})
+		add(w, chat.Message{Role: chat.RoleTool, ToolCallID: id, Content: fmt.Sprintf("%d\n%s", i, big)})
+	}
+	for round := range 9 {
+		for i := range 4 {
+			turn(w, round*4+i)
+		}
+		compact(w, round)
+		if round == 4 { // another process takes the session up
+			w.Close()
+			var err error
+			if w, _, err = s.Reopen(w.Path()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.Close()
+	fi, _ := os.Stat(w.Path())
+	escaped, _ := json.Marshal(big)
+	if limit := int64(36*len(escaped)) + 64<<10; fi.Size() > limit { // 36 results written once
+		t.Errorf("the session file is %d bytes, want at most %d: compactions copy the conversation", fi.Size(), limit)
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Messages(); !reflect.DeepEqual(got, conv) {
+		t.Errorf("loaded %d messages, want the %d compacted ones:\n%+v", len(got), len(conv), got)
 	}
 }
