@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -132,6 +133,25 @@ func (l *Loaded) recorded() []chat.Message {
 		}
 	}
 	return msgs
+}
+
+// Files returns the last stamp of each file the model read or wrote
+// through the tools in this session, for tools.Registry.SetFiles.
+func (l *Loaded) Files() []tools.FileStamp {
+	last := map[string]int{}
+	var out []tools.FileStamp
+	for _, r := range l.Records {
+		if r.Kind != KindFile || r.File == nil {
+			continue
+		}
+		if i, ok := last[r.File.Path]; ok {
+			out[i] = *r.File
+			continue
+		}
+		last[r.File.Path] = len(out)
+		out = append(out, *r.File)
+	}
+	return out
 }
 
 // Turns counts the prompts of the session.

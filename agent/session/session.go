@@ -29,6 +29,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -60,6 +61,7 @@ const (
 	KindOutcome    Kind = "outcome"    // Outcome: how a run ended
 	KindModel      Kind = "model"      // Model: the model was switched
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
+	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -87,6 +89,10 @@ type Record struct {
 	Outcome    *Outcome             `json:"outcome,omitempty"`
 	Model      string               `json:"model,omitempty"`
 	Check      *agent.CheckFinished `json:"check,omitempty"`
+	// File is how a file was when the model last read or wrote it: a
+	// later process goes on knowing what the model has seen
+	// (Loaded.Files, tools.Registry.SetFiles).
+	File *tools.FileStamp `json:"file,omitempty"`
 }
 
 // Answer is the answer to one paused call.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -39,6 +40,7 @@ func every() []Record {
 		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
 		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
 		{Kind: KindCheck, Time: at(12), Check: &agent.CheckFinished{Check: "go vet", Status: "problems", Problems: 2, Summary: "a.go:3: x declared and not used", Duration: 2e9}},
+		{Kind: KindFile, Time: at(13), File: &tools.FileStamp{Path: "a.go", Size: 10, ModTime: t0, SHA256: strings.Repeat("ab", 32)}},
 	}
 }
 
@@ -478,5 +480,20 @@ func TestPausedRecordKeepsArgumentsOnce(t *testing.T) {
 	}
 	if c := p.Paused.Calls[0]; c.Current.Arguments != big || c.Call.Arguments != big {
 		t.Error("the call's current form did not come back")
+	}
+}
+
+// Files gives the last stamp of each file, in the order first seen.
+func TestFilesGivesTheLastStampOfEachFile(t *testing.T) {
+	st := func(p string, n int64) *tools.FileStamp { return &tools.FileStamp{Path: p, Size: n} }
+	l := &Loaded{Records: []Record{
+		{Kind: KindFile, File: st("a.go", 1)},
+		{Kind: KindFile, File: st("b.go", 2)},
+		{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleUser}},
+		{Kind: KindFile, File: st("a.go", 3)},
+	}}
+	got := l.Files()
+	if len(got) != 2 || got[0] != *st("a.go", 3) || got[1] != *st("b.go", 2) {
+		t.Errorf("Files = %+v", got)
 	}
 }
