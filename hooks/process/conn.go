@@ -347,7 +347,11 @@ func (c *conn) garbage(err error) {
 	case c.junk <= maxJunkReports:
 		c.srv.set.report(fmt.Sprintf("process hook server %q: %v", c.srv.cfg.name, err))
 	case c.junk == maxJunkReports+1:
-		c.srv.set.report(fmt.Sprintf("process hook server %q goes on writing lines that are not JSON-RPC: they are counted, not shown (each is in its log%s)", c.srv.cfg.name, c.srv.log.Where()))
+		where := ""
+		if p := c.srv.log.Path(); p != "" {
+			where = " (each is noted in " + p + ")"
+		}
+		c.srv.set.report(fmt.Sprintf("process hook server %q goes on writing lines that are not JSON-RPC: they are counted, not shown%s", c.srv.cfg.name, where))
 	}
 }
 

@@ -92,6 +92,10 @@ func TestFailedHandshakeIsReportedByNameAndNotUsed(t *testing.T) {
 			if !strings.Contains(w, `process hook server "srv" is not used: handshake: `) || !strings.Contains(w, tt.want) {
 				t.Errorf("warnings = %q, want the server named and %q", w, tt.want)
 			}
+			// The log is named once (an exit at hello named it twice).
+			if n := strings.Count(w, "its stderr is in"); n != 1 {
+				t.Errorf("warnings name the log %d times: %q", n, w)
+			}
 			if len(f.set.Servers()) != 0 || f.reg.Len(hooks.PreToolCall) != 0 {
 				t.Errorf("a server that failed its handshake is used: %v", f.set.Servers())
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,7 +75,11 @@ func (s *server) connect(ctx context.Context) (*conn, []string, error) {
 	}
 	if err != nil {
 		c.kill()
-		return nil, nil, fmt.Errorf("handshake: %w%s", err, s.log.Where())
+		where := s.log.Where()
+		if strings.Contains(err.Error(), where) {
+			where = "" // the exit already names the log
+		}
+		return nil, nil, fmt.Errorf("handshake: %w%s", err, where)
 	}
 	c.grant = g
 	s.log.Note("hello: it calls itself %q; intercepts %v; observes %v (all: %v); approves: %v", g.name, g.intercept, g.observe, g.observeAll, g.approve)
