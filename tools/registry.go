@@ -35,7 +35,7 @@ type Registry struct {
 
 // options are what Options set: the configuration of the built-in tools.
 type options struct {
-	bash        bashConfig
+	bash         bashConfig
 	readable     readFilter
 	checkpoints  *Checkpoints
 	observeFiles func(FileStamp)
