@@ -54,8 +54,8 @@ func execute(args []string, stdio Streams) error {
 	return kctx.Run()
 }
 
-// interruptContext returns a context cancelled by the first SIGINT or
-// SIGTERM; a second signal exits at once, after calling the functions
+// interruptContext returns a context cancelled by the first SIGINT,
+// SIGTERM, SIGHUP or SIGQUIT; a second signal exits at once, after calling the functions
 // given to atExit (which kill the hook servers' process groups: they
 // would outlive the process otherwise).
 func interruptContext(stderr io.Writer) (ctx context.Context, stop func(), atExit func(func())) {
@@ -68,7 +68,10 @@ func interruptContext(stderr io.Writer) (ctx context.Context, stop func(), atExi
 		kills = append(kills, f)
 	}
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP: the window closed, an ssh connection
+	// dropped) and SIGQUIT stop tackle the same way: the running command's
+	// group killed, on_abort run, the outcome recorded.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -52,7 +52,8 @@ type cli struct {
 	MaxRetries   int              `default:"${max_retries}" env:"TACKLE_MAX_RETRIES" help:"Rounds of turn-end feedback (retry messages from hooks and checks) per run before the run ends as capped; 0 turns retries off."`
 	NoAutoformat bool             `name:"no-autoformat" env:"TACKLE_NO_AUTOFORMAT" help:"Report Go files that gofmt would change as problems for the model instead of formatting them at turn end."`
 	FirstToken   time.Duration    `name:"first-token-timeout" env:"TACKLE_FIRST_TOKEN_TIMEOUT" default:"${first_token_timeout}" placeholder:"DURATION" help:"How long to wait for the first token of a model reply (connecting and the response headers included) before trying again, e.g. 90s or 5m."`
-	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go silent between chunks before it fails, e.g. 60s or 3m."`
+	StreamIdle   time.Duration    `name:"stream-idle-timeout" env:"TACKLE_STREAM_IDLE_TIMEOUT" default:"${stream_idle_timeout}" placeholder:"DURATION" help:"How long a model reply may go without progress (new text, reasoning or tool-call bytes) between chunks before it fails, e.g. 60s or 3m."`
+	ReplyTimeout time.Duration    `name:"reply-timeout" env:"TACKLE_REPLY_TIMEOUT" default:"${reply_timeout}" placeholder:"DURATION" help:"The longest one model reply may take in all, however steadily it streams, e.g. 30m or 2h."`
 	Theme        string           `env:"TACKLE_THEME" placeholder:"NAME" help:"Theme of the interactive UI: dark, light, high-contrast, no-color, a user theme from $$XDG_CONFIG_HOME/tackle/themes, or auto (the default: from the terminal background; NO_COLOR gives no colour)."`
 	NoProtect    bool             `name:"dangerously-skip-protection" help:"Dangerous: let writes to protected paths follow --mode and the allow rules like any other file. Protected paths are .git, tackle's own config and state, the hook scripts the config runs, shell startup files (~/.bashrc …) and secret files (.env, *.pem, id_rsa …); a change there can run code later. Without this flag they always ask, in yolo mode too."`
 	TrustProject bool             `name:"trust-project" help:"Trust the project's .tackle/config.json and the hooks of its .claude/settings.json and .claude/settings.local.json as they are now (pinned to a hash of their contents; a change asks again). Without it, a non-interactive run leaves such files out until they are trusted."`
@@ -106,6 +107,7 @@ func newParser(c *cli, stdio Streams, onExit func(int)) (*kong.Kong, error) {
 		kong.Vars{
 			"first_token_timeout": agent.DefaultFirstTokenTimeout.String(),
 			"stream_idle_timeout": agent.DefaultStreamIdleTimeout.String(),
+			"reply_timeout":       agent.DefaultReplyTimeout.String(),
 		},
 		kong.Writers(stdio.Out, stdio.Err),
 		kong.Exit(onExit),

@@ -50,6 +50,8 @@ func (h *harness) newConversation(store *session.Store, warn func(error)) *conve
 		cv.rec = store.Recorder(session.Header{Tackle: version, Workspace: h.root, Model: h.st.Model}, warn)
 		cv.rec.SetRedact(h.redactor.Redact)
 	}
+	h.toolbox.SetFiles(nil) // the model of a new conversation has seen no file
+	h.files.Store(cv.rec)
 	return cv
 }
 
@@ -67,6 +69,10 @@ func (h *harness) continueConversation(res *resumed, warn func(error)) *conversa
 		warnings: res.l.Warnings,
 	}
 	cv.rec.SetRedact(h.redactor.Redact)
+	// The files the model read or wrote before: an edit of one approved
+	// in this process is applied, one changed since is refused as changed.
+	h.toolbox.SetFiles(res.l.Files())
+	h.files.Store(cv.rec)
 	if h.st.fromFlag("model") && h.st.Model != cv.model {
 		cv.model = h.st.Model
 		cv.add(session.Record{Kind: session.KindModel, Model: h.st.Model})

@@ -42,7 +42,7 @@ var exitCodes = []struct {
 	{ExitCapped, "capped (retry budget or request limit)", "capped: the turn-end retry budget or the per-run request limit ran out"},
 	{ExitIncomplete, "answer incomplete (output limit, content filter)",
 		"the answer is incomplete: cut at the model's output token limit (`finish_reason` `length`) or stopped by the server's content filter (`content_filter`); what came was printed"},
-	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT or SIGTERM); on_abort hooks ran"},
+	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C / SIGINT, SIGTERM, SIGHUP when the terminal closes, SIGQUIT); on_abort hooks ran"},
 }
 
 // exitCodesHelp is the paragraph of --help on exit codes.

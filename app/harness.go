@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/project"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
@@ -45,6 +47,10 @@ type harness struct {
 	// tool definitions, which change, are toolsPart).
 	contextParts []tui.ContextPart
 	compaction   compaction
+	// files is the recorder of the conversation going on, which keeps the
+	// stamps of the files the model reads and writes (session.KindFile):
+	// a later process taking the session up knows what the model has seen.
+	files atomic.Pointer[session.Recorder]
 }
 
 // newHarness opens the workspace and registers the built-in and configured
@@ -59,7 +65,8 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	h.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return h.policy.ReadAllowed(rel) }),
-		tools.WithEnv(stdio.Env), tools.WithCheckpoints(h.checkpoints))
+		tools.WithEnv(stdio.Env), tools.WithCheckpoints(h.checkpoints),
+		tools.WithFileObserver(h.recordFile))
 	if state, err := config.StateDir(stdio.Env.get); err == nil {
 		h.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(h.journal)
@@ -69,7 +76,7 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		APIKey: st.APIKey, BaseURL: st.BaseURL,
 		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
 		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
-		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle,
+		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle, ReplyTimeout: st.ReplyTimeout,
 	})
 	h.compaction = newCompaction(st, stdio.Env)
 
@@ -281,4 +288,11 @@ func checkEvent(e checks.Event) agent.Event {
 		return agent.Warning(e)
 	}
 	return agent.Warning{Message: fmt.Sprintf("checks: unknown event %T", e)}
+}
+
+// recordFile keeps a file stamp in the session going on.
+func (h *harness) recordFile(st tools.FileStamp) {
+	if rec := h.files.Load(); rec != nil {
+		rec.Append(session.Record{Kind: session.KindFile, File: &st})
+	}
 }

@@ -37,6 +37,7 @@ func (h *harness) startMCP(env environ, emit func(agent.Event)) error {
 	opts := mcp.Options{
 		Registry: h.toolbox, Workdir: h.root, Env: env, Version: version,
 		Report: func(st mcp.Status) { m.report(st, emit) },
+		Warn:   func(msg string) { m.warn(msg, emit) },
 	}
 	if state, err := config.StateDir(env.get); err == nil {
 		opts.LogDir = filepath.Join(state, "mcp")
@@ -60,6 +61,15 @@ func (m *mcpServers) report(st mcp.Status, emit func(agent.Event)) {
 	emit(agent.MCPServerStatus{Server: st.Name, State: st.State.String(), Tools: len(st.Tools), Error: st.Err})
 	if st.State == mcp.Failed {
 		emit(agent.Warning{Message: fmt.Sprintf("MCP server %s failed: %s", st.Name, st.Err)})
+	}
+}
+
+// warn passes on what a server's Set says the user should know.
+func (m *mcpServers) warn(msg string, emit func(agent.Event)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.quiet {
+		emit(agent.Warning{Message: msg})
 	}
 }
 

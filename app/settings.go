@@ -35,17 +35,18 @@ type Settings struct {
 
 	// The settings a flag, an environment variable or a config file
 	// gives (settings lists them).
-	Model       string
-	BaseURL     string
-	Mode        approval.Mode
-	Effort      string // --reasoning-effort; "" sends none
-	MaxRequests int
-	MaxParallel int
-	MaxRetries  int
-	FirstToken  time.Duration
-	StreamIdle  time.Duration
-	Theme       string
-	OnPause     string // deny or save
+	Model        string
+	BaseURL      string
+	Mode         approval.Mode
+	Effort       string // --reasoning-effort; "" sends none
+	MaxRequests  int
+	MaxParallel  int
+	MaxRetries   int
+	FirstToken   time.Duration
+	StreamIdle   time.Duration
+	ReplyTimeout time.Duration
+	Theme        string
+	OnPause      string // deny or save
 
 	// The settings only a flag gives.
 	Output        string // text, json or stream-json
@@ -103,7 +104,7 @@ func resolve(kctx *kong.Context, c *cli, deny []string, user config.Config, proj
 		Workspace: root,
 		Model:     c.Model, BaseURL: c.BaseURL, Mode: approval.Mode(c.Mode), Effort: c.Effort,
 		MaxRequests: c.MaxRequests, MaxParallel: c.MaxParallel, MaxRetries: c.MaxRetries,
-		FirstToken: c.FirstToken, StreamIdle: c.StreamIdle, Theme: c.Theme, OnPause: c.OnPause,
+		FirstToken: c.FirstToken, StreamIdle: c.StreamIdle, ReplyTimeout: c.ReplyTimeout, Theme: c.Theme, OnPause: c.OnPause,
 		Output: c.Output, ShowReasoning: c.ShowReason, Yes: c.Yes, Inline: c.Inline,
 		NoProtect: c.NoProtect, RecordHooks: c.RecordHooks, Resuming: c.Continue || c.Resume.set,
 		User: user, Project: project,
@@ -170,6 +171,7 @@ func (st *Settings) settings() []setting {
 		fileSetting("max-retries", &st.MaxRetries, func(f *config.Config) *int { return f.MaxRetries }, atLeast(0, "0 ends the run as capped at the first feedback from a turn-end check")),
 		fileSetting("first-token-timeout", &st.FirstToken, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.FirstTokenTimeout)) }, positive),
 		fileSetting("stream-idle-timeout", &st.StreamIdle, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.StreamIdleTimeout)) }, positive),
+		fileSetting("reply-timeout", &st.ReplyTimeout, func(f *config.Config) *time.Duration { return ifSet(time.Duration(f.ReplyTimeout)) }, positive),
 		fileSetting("reasoning-effort", &st.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
 		fileSetting("theme", &st.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, st.wantTheme),
 		fileSetting("on-pause", &st.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),

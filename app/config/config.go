@@ -68,6 +68,8 @@ type Config struct {
 	// model reply's first token and the silence between its chunks.
 	FirstTokenTimeout Duration `json:"first_token_timeout,omitempty"`
 	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
+	// ReplyTimeout bounds a whole model reply (agent.OpenAIConfig).
+	ReplyTimeout Duration `json:"reply_timeout,omitempty"`
 	// Allow and Deny are approval rules such as "bash(go test *)"; the
 	// CLI's --allow and --deny add to them.
 	Allow []string `json:"allow,omitempty"`

@@ -380,3 +380,35 @@ func TestE2EOnPauseFromTheConfigFile(t *testing.T) {
 		t.Errorf("bad on_pause: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A piped run reads a file and pauses on an edit of it; a later tackle
+// approves the edit, and it is applied: the stamps of what the model read
+// are kept in the session (before, the edit failed with "it has not been
+// read in this session"). A file changed between the two is reported as
+// changed, not as unread.
+func TestE2ESavedPauseAppliesTheApprovedEdit(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unchanged", true: "changed since"}[changed], func(t *testing.T) {
+			t.Parallel()
+			e := newE2E(t, "session_pause_edit.json")
+			e.file("a.txt", "one\n")
+			r := e.run("--on-pause", "save", "--output", "json", "-p", "change one to uno")
+			var saved savedPause
+			if err := json.Unmarshal([]byte(r.stdout), &saved); r.code != app.ExitDenied || err != nil || len(saved.Pending) != 1 || saved.Pending[0].ID != "call_edit" {
+				t.Fatalf("exit %d, saved %+v (%v)\n%s", r.code, saved, err, r.stderr)
+			}
+			if changed {
+				e.file("a.txt", "one, and more\n")
+			}
+			r = e.run("--resume", saved.SessionID, "--approve", "all")
+			got := e.readFile("a.txt")
+			result := e.toolResult(2, "call_edit")
+			switch {
+			case !changed && (r.code != app.ExitOK || got != "uno\n"):
+				t.Errorf("the approved edit was not applied: exit %d, a.txt %q, result %q\n%s", r.code, got, result, r.stderr)
+			case changed && (got != "one, and more\n" || !strings.Contains(result, "changed on disk since you last read or wrote it")):
+				t.Errorf("a file changed since it was read: a.txt %q, result %q", got, result)
+			}
+		})
+	}
+}

@@ -201,6 +201,12 @@ func TestE2EChangedCallMeetsTheDenyRules(t *testing.T) {
 // block.fifo is there for the run to block on: nothing ever writes it.
 func (e *e2e) interrupt(args ...string) result {
 	e.t.Helper()
+	return e.signal(syscall.SIGINT, args...)
+}
+
+// signal is interrupt with sig instead of SIGINT.
+func (e *e2e) signal(sig syscall.Signal, args ...string) result {
+	e.t.Helper()
 	ready := filepath.Join(e.workspace, "ready.fifo")
 	for _, f := range []string{ready, filepath.Join(e.workspace, "block.fifo")} {
 		if err := syscall.Mkfifo(f, 0o600); err != nil {
@@ -229,7 +235,7 @@ func (e *e2e) interrupt(args ...string) result {
 	var err error
 	select {
 	case <-opened:
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if err := cmd.Process.Signal(sig); err != nil {
 			e.t.Fatal(err)
 		}
 		err = <-exited
