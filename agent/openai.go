@@ -130,6 +130,15 @@ type OpenAIConfig struct {
 	// a *StallError; it is retried only when no token had arrived.
 	FirstTokenTimeout time.Duration
 	StreamIdleTimeout time.Duration
+	// Only progress counts as activity: text, reasoning, tool-call bytes,
+	// a new call, the finish. A chunk that carries nothing (an empty
+	// delta some servers send to keep a connection open) does not restart
+	// StreamIdleTimeout.
+	//
+	// ReplyTimeout bounds a whole attempt, from the request to the end of
+	// the reply, however steadily the server sends (default
+	// DefaultReplyTimeout): no server can hold a run forever.
+	ReplyTimeout time.Duration
 	// AfterFunc starts the timer behind those bounds (default
 	// time.AfterFunc). Tests inject one to fire a bound at will.
 	AfterFunc func(d time.Duration, f func()) Timer
@@ -142,6 +151,7 @@ const DefaultBaseURL = "https://api.openai.com/v1/"
 const (
 	DefaultFirstTokenTimeout = 120 * time.Second
 	DefaultStreamIdleTimeout = 60 * time.Second
+	DefaultReplyTimeout      = 30 * time.Minute
 )
 
 // Timer is a timer that calls a function when it fires, as made by
@@ -154,9 +164,12 @@ type Timer interface {
 }
 
 // StallError ends an attempt whose server went silent for longer than a
-// bound: before the first token (FirstToken) or between two chunks.
+// bound: before the first token (FirstToken) or between two chunks that
+// made progress; or whose reply took longer than ReplyTimeout in all
+// (Whole).
 type StallError struct {
 	FirstToken bool
+	Whole      bool
 	// Silence is the bound that ran out.
 	Silence time.Duration
 	// Bytes is how much text and tool-call arguments had arrived.
@@ -165,6 +178,9 @@ type StallError struct {
 
 // Error says how long the server was silent and how to raise the bound.
 func (e *StallError) Error() string {
+	if e.Whole {
+		return fmt.Sprintf("the model's reply took longer than %s in all (%d bytes arrived; raise the bound with --reply-timeout or reply_timeout in the config)", e.Silence, e.Bytes)
+	}
 	if e.FirstToken {
 		return fmt.Sprintf("no reply from the model within %s (raise the bound with --first-token-timeout or first_token_timeout in the config)", e.Silence)
 	}
@@ -195,6 +211,7 @@ type OpenAI struct {
 	jitter      func() float64
 	firstToken  time.Duration
 	idle        time.Duration
+	whole       time.Duration
 	afterFunc   func(time.Duration, func()) Timer
 	bodies      requestBodies
 }
@@ -237,6 +254,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		jitter:      cfg.Jitter,
 		firstToken:  firstToken,
 		idle:        positiveOr(cfg.StreamIdleTimeout, DefaultStreamIdleTimeout),
+		whole:       positiveOr(cfg.ReplyTimeout, DefaultReplyTimeout),
 		afterFunc:   cfg.AfterFunc,
 	}
 	switch {
@@ -351,12 +369,14 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 
 	var a assembler
 	for stream.Next() {
+		a.chunks++
+		a.moved = false
 		a.add(stream.Current(), emit)
 		if a.err != nil {
 			break
 		}
-		if a.replied {
-			wd.chunk(a.size)
+		if a.replied && a.moved {
+			wd.progress(a.size)
 		}
 	}
 	if a.err != nil {
@@ -374,6 +394,11 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 	}
 	if errLines.data != nil && ctx.Err() == nil {
 		return Reply{}, a.replied, inStreamError(errLines.data, "the server sent an error line with no message")
+	}
+	if err == nil && a.chunks == 0 {
+		if ns := errLines.notStream(res); ns != nil {
+			return Reply{}, false, ns
+		}
 	}
 	if err == nil {
 		return Reply{}, a.replied, fmt.Errorf("%w after %d bytes of reply: stream ended without a finish reason", ErrStreamCut, a.size)
@@ -395,22 +420,31 @@ func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ 
 }
 
 // watchdog enforces the stream bounds of one attempt: it cancels the
-// attempt's context with a *StallError when the first token, or the next
-// chunk after it, is late.
+// attempt's context with a *StallError when the first token, or progress
+// after it, is late, or when the whole reply is.
 type watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	idle   time.Duration
-	timer  Timer
+	timer  Timer // the first-token bound, then the idle bound
+	whole  Timer // the bound of the whole attempt
 
 	mu    sync.Mutex
-	stall StallError // what the timer reports when it fires
+	stall StallError // what timer reports when it fires
+	size  int        // bytes of reply so far, for whole's report
 }
 
-// watch starts the watchdog of an attempt, with the first-token bound.
+// watch starts the watchdog of an attempt, with the first-token bound and
+// the bound of the whole reply.
 func (c *OpenAI) watch(ctx context.Context) *watchdog {
 	wctx, cancel := context.WithCancelCause(ctx)
 	w := &watchdog{ctx: wctx, cancel: cancel, idle: c.idle, stall: StallError{FirstToken: true, Silence: c.firstToken}}
+	w.whole = c.afterFunc(c.whole, func() {
+		w.mu.Lock()
+		stall := StallError{Whole: true, Silence: c.whole, Bytes: w.size}
+		w.mu.Unlock()
+		w.cancel(&stall)
+	})
 	w.timer = c.afterFunc(c.firstToken, w.fire)
 	return w
 }
@@ -422,11 +456,12 @@ func (w *watchdog) fire() {
 	w.cancel(&stall)
 }
 
-// chunk restarts the bound after a chunk, once a token has arrived; size
-// is the bytes of reply so far.
-func (w *watchdog) chunk(size int) {
+// progress restarts the idle bound after a chunk that carried something
+// new, once a token has arrived; size is the bytes of reply so far.
+func (w *watchdog) progress(size int) {
 	w.mu.Lock()
 	w.stall = StallError{Silence: w.idle, Bytes: size}
+	w.size = size
 	w.mu.Unlock()
 	w.timer.Reset(w.idle)
 }
@@ -438,6 +473,7 @@ func (w *watchdog) stalled() (*StallError, bool) {
 
 func (w *watchdog) stop() {
 	w.timer.Stop()
+	w.whole.Stop()
 	w.cancel(nil)
 }
 
@@ -608,6 +644,8 @@ type assembler struct {
 	usage    chat.Usage
 	thought  reasoning
 	replied  bool // a token arrived
+	moved    bool // the last chunk carried something new (see progress)
+	chunks   int  // chunks read
 	size     int  // bytes of text and arguments
 	err      *APIError
 }
@@ -631,6 +669,9 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 		a.id = ch.ID
 	}
 	if ch.JSON.Usage.Valid() {
+		if a.usage == (chat.Usage{}) {
+			a.moved = true // the count comes once; a repeat is no progress
+		}
 		a.usage = chat.Usage{
 			PromptTokens:     ch.Usage.PromptTokens,
 			CompletionTokens: ch.Usage.CompletionTokens,
@@ -643,7 +684,7 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 			continue // only one choice is asked for
 		}
 		if text := a.thought.delta(choice.Delta.JSON.ExtraFields); text != "" {
-			a.replied = true
+			a.replied, a.moved = true, true
 			a.size += len(text)
 			emit(ReasoningDelta{Text: text})
 		}
@@ -651,7 +692,7 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 		for _, text := range []string{choice.Delta.Content, choice.Delta.Refusal} {
 			if text != "" {
 				a.content.WriteString(text)
-				a.replied = true
+				a.replied, a.moved = true, true
 				a.size += len(text)
 				emit(TextDelta{Text: text})
 			}
@@ -665,6 +706,7 @@ func (a *assembler) add(ch openai.ChatCompletionChunk, emit func(Event)) {
 		}
 		if choice.FinishReason != "" {
 			a.finish = choice.FinishReason
+			a.moved = true
 		}
 	}
 	if a.finish == "error" {
@@ -726,6 +768,9 @@ func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall, ma
 			b = a.newCall(int64(len(a.calls)))
 		}
 	}
+	if b != a.last || (b.id == "" && tc.ID != "") || tc.Function.Arguments != "" {
+		a.moved = true
+	}
 	a.last = b
 	if b.id == "" {
 		b.id = tc.ID
@@ -733,6 +778,7 @@ func (a *assembler) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall, ma
 	// The name comes whole in the first delta; some servers repeat it.
 	if name := tc.Function.Name; name != "" && name != b.name {
 		b.name += name
+		a.moved = true
 	}
 	b.args.WriteString(tc.Function.Arguments)
 	b.extra = callExtra(b.extra, tc.JSON.ExtraFields)
@@ -810,7 +856,7 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 				ID: tc.ID,
 				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
 					Name:      tc.Name,
-					Arguments: tc.Arguments,
+					Arguments: wireArguments(tc.Arguments),
 				},
 			}
 			if len(tc.Extra) > 0 {
@@ -827,6 +873,17 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 		return openai.ChatCompletionMessageParamUnion{OfAssistant: &p}, nil
 	}
 	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// wireArguments is what a call's arguments are sent back as: as they came
+// when they are a JSON object, else "{}". Strict servers refuse a
+// conversation holding arguments that are not JSON; the call's result
+// already tells the model what was wrong with what it sent.
+func wireArguments(args string) string {
+	if t := strings.TrimSpace(args); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return args
+	}
+	return "{}"
 }
 
 // toolParam converts a tool spec to a function tool. The schema is passed

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -56,6 +59,45 @@ type PausedCall struct {
 	// Reapprovals counts the times hooks changed the call after the user
 	// approved it.
 	Reapprovals int `json:"reapprovals,omitempty"`
+}
+
+// MarshalJSON leaves "current" out when hooks left the call as the model
+// sent it, as they mostly do: a paused call's arguments (a whole file of a
+// write) are kept once.
+func (pc PausedCall) MarshalJSON() ([]byte, error) {
+	type plain PausedCall
+	v := struct {
+		plain
+		Current *chat.ToolCall `json:"current,omitempty"`
+	}{plain: plain(pc)}
+	if !identical(pc.Current, pc.Call) {
+		v.Current = &pc.Current
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads a PausedCall; without "current", Current is Call.
+func (pc *PausedCall) UnmarshalJSON(b []byte) error {
+	type plain PausedCall
+	var v struct {
+		plain
+		Current *chat.ToolCall `json:"current"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*pc = PausedCall(v.plain)
+	pc.Current = pc.Call
+	if v.Current != nil {
+		pc.Current = *v.Current
+	}
+	return nil
+}
+
+// identical reports whether two calls are the same to the byte.
+func identical(a, b chat.ToolCall) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Arguments == b.Arguments &&
+		maps.EqualFunc(a.Extra, b.Extra, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
 // PausedTurnEnd is a run that an on_turn_end hook paused.

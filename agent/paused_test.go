@@ -357,3 +357,26 @@ func TestSetModelIsAnEvent(t *testing.T) {
 		t.Errorf("model = %q", m)
 	}
 }
+
+// A paused call's current form is written only when hooks changed it, and
+// reads back either way.
+func TestPausedCallJSONKeepsTheCallOnce(t *testing.T) {
+	call := chat.ToolCall{ID: "c", Name: "bash", Arguments: `{"command":"ls"}`}
+	changed := chat.ToolCall{ID: "c", Name: "bash", Arguments: `{"command":"ls -a"}`}
+	for _, pc := range []agent.PausedCall{
+		{Call: call, Current: call, State: agent.CallPending},
+		{Call: call, Current: changed, State: agent.CallPending},
+	} {
+		b, err := json.Marshal(pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), `"command`); (pc.Current.Arguments == call.Arguments) != (n == 1) {
+			t.Errorf("%s: the arguments are written %d times", b, n)
+		}
+		var back agent.PausedCall
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, pc) {
+			t.Errorf("read back %+v, %v; want %+v", back, err, pc)
+		}
+	}
+}

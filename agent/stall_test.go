@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +18,9 @@ import (
 // says so, and it records how each was armed.
 type fakeTimers struct {
 	mu      sync.Mutex
-	timers  []*fakeTimer
+	timers  []*fakeTimer // the first-token and idle bounds, one per attempt
+	wholes  []*fakeTimer // the bounds of whole attempts (DefaultReplyTimeout, or whole)
+	whole   time.Duration
 	changed chan struct{} // closed and replaced on every change
 }
 
@@ -31,6 +35,11 @@ func (ft *fakeTimers) AfterFunc(d time.Duration, f func()) Timer {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
 	t := &fakeTimer{owner: ft, f: f, armed: []time.Duration{d}, live: true}
+	if d == cmp.Or(ft.whole, DefaultReplyTimeout) {
+		ft.wholes = append(ft.wholes, t)
+		ft.notify()
+		return t
+	}
 	ft.timers = append(ft.timers, t)
 	ft.notify()
 	return t
@@ -280,5 +289,118 @@ func TestOpenAIBoundsTheWaitForHeaders(t *testing.T) {
 	defer mu.Unlock()
 	if requests != 1 {
 		t.Errorf("requests = %d, want 1 (retries off)", requests)
+	}
+}
+
+// A server that keeps the stream open with empty deltas after a token
+// makes no progress: the idle bound is restarted by each token, never by
+// an empty delta (before, every chunk restarted it, and a server sending
+// empty deltas held the run forever).
+func TestOpenAIEmptyDeltasDoNotRestartTheIdleBound(t *testing.T) {
+	frame := func(delta string) string {
+		return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
+	}
+	body := frame(`{"role":"assistant","content":""}`) + frame(`{"content":"tok"}`)
+	for range 50 {
+		body += frame(`{"content":""}`)
+	}
+	body += frame(`{"content":"en"}`) // then the stream ends without a finish
+	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Replay([]byte(body))))
+	var timers fakeTimers
+	client, _ := newTestOpenAI(srv, OpenAIConfig{FirstTokenTimeout: 7 * time.Second, StreamIdleTimeout: 3 * time.Second, AfterFunc: timers.AfterFunc})
+	var rec recorder
+	res := <-startStream(t, client, &rec)
+	if !errors.Is(res.err, ErrStreamCut) {
+		t.Fatalf("error = %v, want a cut stream", res.err)
+	}
+	if got := timers.armed(); len(got) != 1 || !slices.Equal(got[0], []time.Duration{7 * time.Second, 3 * time.Second, 3 * time.Second}) {
+		t.Errorf("timer armed %v, want [[7s 3s 3s]]: once per token, never per empty delta", got)
+	}
+}
+
+// The same server stalling after its empty deltas: the idle bound ends
+// the reply.
+func TestOpenAIEmptyDeltasThenSilenceEndAtTheIdleBound(t *testing.T) {
+	r := llmtest.Stall(llmtest.Response{Content: "tok", ChunkSize: 8}, 2) // role, "tok"
+	r.Fault.EmptyDeltas = 50
+	srv := llmtest.NewServer(t, llmtest.NewScript(r))
+	var timers fakeTimers
+	client, _ := newTestOpenAI(srv, OpenAIConfig{FirstTokenTimeout: 7 * time.Second, StreamIdleTimeout: 3 * time.Second, AfterFunc: timers.AfterFunc})
+	var rec recorder
+	done := startStream(t, client, &rec)
+	waitStalls(t, srv, 1, done)
+	timers.waitArmed(t, 1, 2)
+	timers.fire(t)
+	res := <-done
+	stall, ok := errors.AsType[*StallError](res.err)
+	if !ok || stall.FirstToken || stall.Whole || stall.Bytes != 3 {
+		t.Fatalf("error = %v (%+v), want an idle stall after 3 bytes", res.err, stall)
+	}
+}
+
+// A reply that never ends, however steadily its chunks come, ends at
+// ReplyTimeout, and says so.
+func TestOpenAIReplyTimeoutEndsAnEndlessReply(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.NewScript(llmtest.Stall(llmtest.Response{Content: "a long answer", ChunkSize: 4}, 3)))
+	timers := fakeTimers{whole: 45 * time.Minute}
+	client, _ := newTestOpenAI(srv, OpenAIConfig{ReplyTimeout: 45 * time.Minute, AfterFunc: timers.AfterFunc})
+	var rec recorder
+	done := startStream(t, client, &rec)
+	waitStalls(t, srv, 1, done)
+	timers.waitArmed(t, 1, 3)
+	timers.mu.Lock()
+	whole := timers.wholes
+	timers.mu.Unlock()
+	if len(whole) != 1 {
+		t.Fatalf("%d bounds of the whole reply armed, want 1", len(whole))
+	}
+	whole[0].f()
+	res := <-done
+	stall, ok := errors.AsType[*StallError](res.err)
+	if !ok || !stall.Whole || stall.Bytes != 8 {
+		t.Fatalf("error = %v, want the whole-reply bound after 8 bytes", res.err)
+	}
+	for _, want := range []string{"took longer than 45m0s", "--reply-timeout", "reply_timeout"} {
+		if !strings.Contains(res.err.Error(), want) {
+			t.Errorf("error %q lacks %q", res.err, want)
+		}
+	}
+}
+
+// A 200 answer that is not an event stream (a proxy's login page, a base
+// URL that serves a web site) is reported as what it is, and not retried:
+// before, it was retried as "stream cut after 0 bytes".
+func TestOpenAIAnswerThatIsNotAStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body, want string
+	}{
+		{"html", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><head><title>Sign in - Corp Proxy</title></head>\n<body>…</body></html>", `200 with text/html; charset=utf-8, not an event stream: "<!DOCTYPE html> <html><head><title>Sign in - Corp Proxy</title>`},
+		{"json", "application/json", `{"id":"x","object":"chat.completion","choices":[]}`, `200 with application/json, not an event stream: "{\"id\":\"x\",\"object\":\"chat.completion\"`},
+		{"text as a stream", "text/event-stream", "Service temporarily unavailable\n", `200 with text/event-stream, not an event stream: "Service temporarily unavailable"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			requests := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requests++
+				mu.Unlock()
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			s := &sleeper{}
+			client := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Sleep: s.Sleep})
+			_, err := client.Stream(t.Context(), userRequest("hi"), nil)
+			if _, ok := errors.AsType[*NotStreamError](err); !ok || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v\nwant a *NotStreamError containing %s", err, tc.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if requests != 1 || len(s.Waits()) != 0 {
+				t.Errorf("%d requests, waits %v: the same request gets the same page, so it is not retried", requests, s.Waits())
+			}
+		})
 	}
 }

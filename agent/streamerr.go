@@ -2,7 +2,9 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -87,11 +89,19 @@ const maxErrorLine = 64 << 10
 // errorLines watches a streamed response body for an error line. Its
 // watch is an openai-go middleware; the body is read on the goroutine
 // that reads the stream, so no lock is needed.
+//
+// It also keeps the start of the body, so that an answer that is not an
+// event stream at all (a proxy's login page, a wrong base URL answered
+// with a web page) can be reported as what it is.
 type errorLines struct {
 	cur      []byte // the current line, while it may be an error line
 	skipping bool   // inside a line that is not one
 	data     []byte // the last error line's payload
+	head     []byte // the first bytes of the body (up to maxBodyHead)
 }
+
+// maxBodyHead bounds the start of a body kept for NotStreamError.
+const maxBodyHead = 512
 
 func (w *errorLines) watch(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
@@ -101,6 +111,57 @@ func (w *errorLines) watch(req *http.Request, next option.MiddlewareNext) (*http
 	return res, err
 }
 
+// NotStreamError is a 2xx answer to a streaming request whose body held
+// no event of a stream: an HTML page, a JSON document, plain text. It is
+// not retried: the same request gets the same page.
+type NotStreamError struct {
+	Status      int
+	ContentType string
+	// Start is the start of the body, on one line.
+	Start string
+}
+
+func (e *NotStreamError) Error() string {
+	ct := cmp.Or(e.ContentType, "no content type")
+	msg := fmt.Sprintf("the server answered %d with %s, not an event stream", e.Status, ct)
+	if e.Start != "" {
+		msg += ": " + strconv.Quote(e.Start)
+	}
+	return msg + " (is the base URL an OpenAI-compatible API, and is no proxy asking for a login?)"
+}
+
+// notStream returns the NotStreamError for a response whose body gave no
+// event, when its start does not read as an event stream either.
+func (w *errorLines) notStream(res *http.Response) *NotStreamError {
+	if res == nil || res.StatusCode/100 != 2 || looksLikeSSE(w.head) {
+		return nil
+	}
+	start := strings.Join(strings.Fields(strings.ToValidUTF8(string(w.head), "")), " ")
+	if len(start) > 160 {
+		start = strings.ToValidUTF8(start[:160], "") + "…"
+	}
+	return &NotStreamError{Status: res.StatusCode, ContentType: res.Header.Get("Content-Type"), Start: start}
+}
+
+// looksLikeSSE reports whether a body starts as an event stream may:
+// nothing yet, or a first line that is a comment or a field SSE knows
+// (llama.cpp's error: included).
+func looksLikeSSE(head []byte) bool {
+	line, _, _ := bytes.Cut(bytes.TrimLeft(head, "\r\n"), []byte("\n"))
+	if len(line) == 0 {
+		return true
+	}
+	if line[0] == ':' {
+		return true
+	}
+	name, _, _ := bytes.Cut(line, []byte(":"))
+	switch string(bytes.TrimSpace(name)) {
+	case "data", "event", "id", "retry", "error":
+		return true
+	}
+	return false
+}
+
 type errorLineBody struct {
 	io.ReadCloser
 	w *errorLines
@@ -108,6 +169,9 @@ type errorLineBody struct {
 
 func (b errorLineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if room := maxBodyHead - len(b.w.head); room > 0 {
+		b.w.head = append(b.w.head, p[:min(n, room)]...)
+	}
 	b.w.scan(p[:n])
 	return n, err
 }

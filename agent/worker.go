@@ -136,7 +136,10 @@ type Worker struct {
 	// their call IDs.
 	commands int
 	paused   *pause // non-nil while a run waits for Resume
-	run      *runState
+	// answer, when set, is asked first when a batch would pause (see
+	// AnswerPausesWith).
+	answer func([]PendingCall) ([]Decision, bool)
+	run    *runState
 	// meter measures the conversation; fixed is what the tool
 	// definitions add to every request, in bytes; windows holds the
 	// context window of each model asked about.
@@ -389,13 +392,8 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 	}
 	w.paused = nil
 
-	for _, cs := range p.batch {
-		if !cs.pending() {
-			continue
-		}
-		if stop := w.apply(ctx, cs, byID[cs.orig.ID]); stop != nil {
-			return w.abortBatch(ctx, p.batch, stop)
-		}
+	if stop := w.apply(ctx, p.batch, byID); stop != nil {
+		return w.abortBatch(ctx, p.batch, stop)
 	}
 	if done, out, err := w.runBatch(ctx, p.batch); done {
 		return out, err
@@ -422,9 +420,60 @@ func decisionsFor(batch []*callState, decisions []Decision) (map[string]Decision
 	return byID, nil
 }
 
-// apply carries out the user's decision d on the pending call cs. It
+// AnswerPausesWith makes the Worker ask answer first whenever a batch of
+// tool calls would pause: when answer returns a decision for every
+// pending call, the Worker applies them (a ToolCallDecided each, as
+// Resume does) and goes on without pausing — no PausedEvent, no paused
+// Outcome; when it declines (false), the run pauses as before. A pause
+// at turn end is never answered this way. A piped run answers from its
+// flags (--yes, or a denial nobody can lift) with it, so that a decision
+// made at once is never recorded as a pause that waited. Set it before
+// Run; nil asks nothing.
+func (w *Worker) AnswerPausesWith(answer func([]PendingCall) ([]Decision, bool)) {
+	w.mu.Lock()
+	w.answer = answer
+	w.mu.Unlock()
+}
+
+// answerAtOnce asks the answer function about pending, if there is one.
+func (w *Worker) answerAtOnce(pending []PendingCall) ([]Decision, bool) {
+	w.mu.Lock()
+	answer := w.answer
+	w.mu.Unlock()
+	if answer == nil {
+		return nil, false
+	}
+	return answer(pending)
+}
+
+// applyAll applies decisions given at once to the pending calls of
+// batch. Decisions that do not answer every pending call are a bug of the
+// answer function: the run stops with the error.
+func (w *Worker) applyAll(ctx context.Context, batch []*callState, decisions []Decision) error {
+	byID, err := decisionsFor(batch, decisions)
+	if err != nil {
+		return err
+	}
+	return w.apply(ctx, batch, byID)
+}
+
+// apply carries out the decisions, by call ID, on the pending calls of
+// batch, in call order. It returns why the run must stop, or nil.
+func (w *Worker) apply(ctx context.Context, batch []*callState, byID map[string]Decision) error {
+	for _, cs := range batch {
+		if !cs.pending() {
+			continue
+		}
+		if stop := w.applyOne(ctx, cs, byID[cs.orig.ID]); stop != nil {
+			return stop
+		}
+	}
+	return nil
+}
+
+// applyOne carries out the user's decision d on the pending call cs. It
 // returns why the run must stop, or nil.
-func (w *Worker) apply(ctx context.Context, cs *callState, d Decision) error {
+func (w *Worker) applyOne(ctx context.Context, cs *callState, d Decision) error {
 	w.emit(ToolCallDecided{Call: cs.call, Verdict: d.Verdict, By: d.By, Reason: d.Reason})
 	switch d.Verdict {
 	case Approve, ApproveAlways:
@@ -757,9 +806,16 @@ func (w *Worker) pendingCall(cs *callState) PendingCall {
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
-	if pending := w.pendingCalls(batch); len(pending) > 0 {
-		out, err = w.pause(batch, pending)
-		return true, out, err
+	for pending := w.pendingCalls(batch); len(pending) > 0; pending = w.pendingCalls(batch) {
+		decisions, ok := w.answerAtOnce(pending)
+		if !ok {
+			out, err = w.pause(batch, pending)
+			return true, out, err
+		}
+		if stop := w.applyAll(ctx, batch, decisions); stop != nil {
+			out, err = w.abortBatch(ctx, batch, stop)
+			return true, out, err
+		}
 	}
 
 	execCtx, cancel := context.WithCancel(ctx)

@@ -265,6 +265,16 @@ func TestMalformedArgumentsAndUnknownToolAreErrorResults(t *testing.T) {
 	if !strings.Contains(bad, "not a valid JSON object") || !strings.Contains(bad, `{"text": "unterminated`) {
 		t.Errorf("malformed-args result = %q", bad)
 	}
+	// What went wrong is in the result; the call itself goes back as an
+	// empty object, which every server takes (before, the broken text
+	// went back, and strict servers refused the whole conversation).
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if want := map[string]string{"call_bad": "{}", "call_unknown": "{}"}[tc.ID]; tc.Arguments != want {
+				t.Errorf("call %s sent back with arguments %q, want %q", tc.ID, tc.Arguments, want)
+			}
+		}
+	}
 	unknown := toolMessage(t, msgs, "call_unknown").Content
 	if !strings.Contains(unknown, `"launch_rockets"`) || !strings.Contains(unknown, "fail, upper, wait") {
 		t.Errorf("unknown-tool result = %q", unknown)
@@ -716,5 +726,50 @@ func TestToolDurationComesFromTheInjectedClock(t *testing.T) {
 	// call, one at its end.
 	if len(finished) != 1 || finished[0].Duration != time.Second {
 		t.Errorf("tool_call_finished events = %+v, want one lasting 1s", finished)
+	}
+}
+
+// A pause answered at once (a piped run's --yes, or a denial nobody can
+// lift) is not a pause: no paused event and no paused outcome, a decision
+// per call, and the run goes on. An answer function that declines lets
+// the run pause as before.
+func TestAnswerPausesWithDecidesWithoutPausing(t *testing.T) {
+	h := newHarness(t, llmtest.NewScript(
+		llmtest.ToolCalls(llmtest.Call("call_1", "upper", `{"text":"x"}`), llmtest.Call("call_2", "upper", `{"text":"y"}`)),
+		llmtest.ToolCalls(llmtest.Call("call_3", "upper", `{"text":"z"}`)),
+		llmtest.Text("ok"),
+	), nil)
+	h.hooks.PreToolCall(pauseAll("gate"))
+	var asked [][]string
+	h.worker.AnswerPausesWith(func(pending []agent.PendingCall) ([]agent.Decision, bool) {
+		var ids []string
+		var ds []agent.Decision
+		for _, p := range pending {
+			ids = append(ids, p.Call.ID)
+			v := agent.Approve
+			if p.Call.ID == "call_2" {
+				v = agent.Deny
+			}
+			ds = append(ds, agent.Decision{CallID: p.Call.ID, Verdict: v, By: "--yes"})
+		}
+		asked = append(asked, ids)
+		return ds, len(asked) < 2 // the second batch is left to a person
+	})
+	out, err := h.worker.Run(context.Background(), "go")
+	if err != nil || out.Status != agent.StatusPaused || len(out.Pending) != 1 || out.Pending[0].Call.ID != "call_3" {
+		t.Fatalf("Run = %+v, %v; want paused on call_3 alone", out, err)
+	}
+	if !slices.Equal(h.tools.executed(), []string{"call_1"}) {
+		t.Errorf("executed %v, want the approved call alone", h.tools.executed())
+	}
+	types := h.events.types()
+	if n := strings.Count(strings.Join(types, " "), "paused"); n != 1 {
+		t.Errorf("%d paused events, want the one of the second batch: %v", n, types)
+	}
+	if n := strings.Count(strings.Join(types, " "), "tool_call_decided"); n != 2 {
+		t.Errorf("%d decisions, want one per call of the first batch: %v", n, types)
+	}
+	if len(asked) != 2 || !slices.Equal(asked[0], []string{"call_1", "call_2"}) {
+		t.Errorf("asked %v", asked)
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -47,6 +48,9 @@ type fileState struct {
 
 	mu     sync.Mutex
 	stamps map[string]stamp
+	// observe, when set, is told each stamp recorded (see
+	// WithFileObserver).
+	observe func(FileStamp)
 
 	// checkpoints, when set, records each write for undo.
 	checkpoints *Checkpoints
@@ -56,11 +60,58 @@ func newFileState(ws *Workspace) *fileState { return &fileState{ws: ws} }
 
 func (s *fileState) record(rel string, st stamp) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.stamps == nil {
 		s.stamps = make(map[string]stamp)
 	}
 	s.stamps[rel] = st
+	observe := s.observe
+	s.mu.Unlock()
+	if observe != nil {
+		observe(st.export(rel))
+	}
+}
+
+// FileStamp is what the tools know of a workspace file the model read or
+// wrote through them: how it was then. write_file and edit_file refuse a
+// file with no stamp (never read) or whose content no longer matches its
+// stamp (changed since). A session keeps the stamps (WithFileObserver),
+// and a later process taking the session up again restores them
+// (Registry.SetFiles), so that an approved edit of a file read before a
+// saved pause is applied, and one changed since is reported as changed.
+type FileStamp struct {
+	// Path is relative to the workspace root, slash-separated, with
+	// symbolic links resolved.
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+	// SHA256 is the content's hash, in hex.
+	SHA256 string `json:"sha256"`
+}
+
+func (st stamp) export(rel string) FileStamp {
+	return FileStamp{Path: display(rel), Size: st.size, ModTime: st.modTime, SHA256: hex.EncodeToString(st.sum[:])}
+}
+
+// set replaces the stamps with those given; one that is not well formed
+// is left out.
+func (s *fileState) set(stamps []FileStamp) {
+	m := make(map[string]stamp, len(stamps))
+	for _, fs := range stamps {
+		sum, err := hex.DecodeString(fs.SHA256)
+		if err != nil || len(sum) != sha256.Size || fs.Path == "" {
+			continue
+		}
+		rel, err := s.ws.Resolve(fs.Path)
+		if err != nil {
+			continue
+		}
+		st := stamp{modTime: fs.ModTime, size: fs.Size}
+		copy(st.sum[:], sum)
+		m[rel] = st
+	}
+	s.mu.Lock()
+	s.stamps = m
+	s.mu.Unlock()
 }
 
 // check returns "" when the model may replace the existing file rel whose

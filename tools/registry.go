@@ -35,9 +35,10 @@ type Registry struct {
 
 // options are what Options set: the configuration of the built-in tools.
 type options struct {
-	bash        bashConfig
-	readable    readFilter
-	checkpoints *Checkpoints
+	bash         bashConfig
+	readable     readFilter
+	checkpoints  *Checkpoints
+	observeFiles func(FileStamp)
 }
 
 // Option configures a Registry.
@@ -82,6 +83,13 @@ func WithCheckpoints(c *Checkpoints) Option {
 	return func(o *options) { o.checkpoints = c }
 }
 
+// WithFileObserver makes the Registry tell observe each file stamp it
+// records (a read, a write, an acknowledged change), for a session to
+// keep; observe may be called from parallel calls at once.
+func WithFileObserver(observe func(FileStamp)) Option {
+	return func(o *options) { o.observeFiles = observe }
+}
+
 // readFilter says whether a file's contents may be shown (see
 // WithReadFilter); nil allows every file.
 type readFilter func(rel string) bool
@@ -109,7 +117,7 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		opt(&o)
 	}
 	r := &Registry{ws: ws, files: newFileState(ws), tools: make(map[string]*Tool)}
-	r.files.checkpoints = o.checkpoints
+	r.files.checkpoints, r.files.observe = o.checkpoints, o.observeFiles
 	for _, t := range []*Tool{
 		readFileTool{ws: ws, files: r.files, readable: o.readable}.tool(),
 		writeFileTool{ws: ws, files: r.files}.tool(),
@@ -125,6 +133,13 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 	}
 	return r
 }
+
+// SetFiles replaces what the tools know the model has seen of the
+// workspace's files with stamps: those a session kept (WithFileObserver),
+// when a process takes the session up again; none for a new
+// conversation. A stamp whose path is no longer in the workspace is left
+// out.
+func (r *Registry) SetFiles(stamps []FileStamp) { r.files.set(stamps) }
 
 // Workspace returns the workspace the tools are confined to.
 func (r *Registry) Workspace() *Workspace { return r.ws }

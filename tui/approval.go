@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -153,54 +154,56 @@ func (d *approvalDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 }
 
 func (d *approvalDialog) key(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
-	switch msg.String() {
-	case "y":
+	k := dialogKeys()
+	switch {
+	case key.Matches(msg, k.approve):
 		return d.decide(agent.Approve, ""), nil
-	case "Y":
+	case key.Matches(msg, k.approveAll):
 		return d.approveBatch(), nil
-	case "a", "A":
+	case key.Matches(msg, k.always):
 		if !d.canAlways() {
 			return dialogAction{}, nil // no rule fits: a is not offered
 		}
 		return d.decide(agent.ApproveAlways, ""), nil
-	case "n", "N", "esc":
+	case key.Matches(msg, k.deny):
 		return d.decide(agent.Deny, ""), nil
-	case "d", "D":
+	case key.Matches(msg, k.denyWhy):
 		d.reasoning = true
 		d.reason.Reset()
 		d.bodyKey = ""
 		return dialogAction{}, d.reason.Focus()
-	case "ctrl+c":
+	case key.Matches(msg, k.abort):
 		return dialogAction{interrupt: true}, nil
-	case "up", "k":
+	case key.Matches(msg, k.up):
 		d.scrollBy(-1)
-	case "down", "j":
+	case key.Matches(msg, k.down):
 		d.scrollBy(1)
-	case "pgup", "ctrl+b":
+	case key.Matches(msg, k.pageUp):
 		d.scrollBy(-max(d.bodyRows-1, 1))
-	case "pgdown", "ctrl+f", "space":
+	case key.Matches(msg, k.pageDown):
 		d.scrollBy(max(d.bodyRows-1, 1))
-	case "home", "g":
+	case key.Matches(msg, k.top):
 		d.scroll = 0
-	case "end", "G":
+	case key.Matches(msg, k.bottom):
 		d.scrollBy(len(d.body))
 	}
 	return dialogAction{}, nil
 }
 
 func (d *approvalDialog) reasonKey(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
-	switch msg.String() {
-	case "enter":
+	k := dialogKeys()
+	switch {
+	case key.Matches(msg, k.sendReason):
 		reason := strings.TrimSpace(d.reason.Value())
 		d.reasoning = false
 		d.reason.Blur()
 		return d.decide(agent.Deny, reason), nil
-	case "esc":
+	case key.Matches(msg, k.back):
 		d.reasoning = false
 		d.reason.Blur()
 		d.bodyKey = ""
 		return dialogAction{}, nil
-	case "ctrl+c":
+	case key.Matches(msg, k.abort):
 		return dialogAction{interrupt: true}, nil
 	}
 	var cmd tea.Cmd
@@ -269,33 +272,34 @@ func (d *approvalDialog) view(st *themes.Styles) string {
 
 // footer is the key help, or the reason editor.
 func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
+	k := dialogKeys()
 	if d.reasoning {
+		send, back := k.sendReason.Help(), k.back.Help()
 		return []string{
 			st.ModalKey.Render("reason ") + d.reason.View(),
-			st.ModalHint.Render("enter deny with this reason · esc back"),
+			st.ModalHint.Render(send.Key + " " + send.Desc + " · " + back.Key + " " + back.Desc),
 		}
 	}
-	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
-	parts := []string{k("y", "approve")}
+	parts := []string{hintAs(st, k.approve, "approve")}
 	switch {
 	case d.always == nil:
-		parts = append(parts, k("a", "always"))
+		parts = append(parts, hintAs(st, k.always, "always"))
 	case d.canAlways():
-		parts = append(parts, k("a", "always allow "+strings.Join(d.always(d.current().Call), ", ")))
+		parts = append(parts, hintAs(st, k.always, "always allow "+strings.Join(d.always(d.current().Call), ", ")))
 	default:
 		// The call deletes, writes, runs code or reaches outside the
 		// workspace: no session rule is as narrow as it, so it is
 		// approved once.
-		parts[0] = k("y", "approve once")
+		parts[0] = hintAs(st, k.approve, "approve once")
 	}
 	if w, b := len(d.waiting()), len(d.batchable()); w > 1 && b > 0 {
 		what := fmt.Sprintf("approve these %d", b)
 		if b < w {
 			what = fmt.Sprintf("approve %d of these %d (not the protected)", b, w)
 		}
-		parts = append(parts, k("Y", what))
+		parts = append(parts, hintAs(st, k.approveAll, what))
 	}
-	parts = append(parts, k("n", "deny"), k("d", "deny with reason"), k("esc", "deny"))
+	parts = append(parts, hint(st, k.deny), hintAs(st, k.denyWhy, "deny with reason"))
 	return flowParts(parts, "   ", inner)
 }
 
@@ -354,7 +358,7 @@ func (d *approvalDialog) waitingList(st *themes.Styles, inner int) []string {
 		if d.summary != nil {
 			what = d.summary(c)
 		}
-		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(oneLine(what), st.ToolArgs, st.ControlChar)
+		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(markBreaks(what), st.ToolArgs, st.ControlChar)
 		if d.protected != nil && d.protected(c) != "" {
 			line += st.Warn.Render("  (protected: asked on its own)")
 		}

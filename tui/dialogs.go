@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -132,44 +133,58 @@ func (m *Model) showDecided(d agent.Decision) {
 	t.touch()
 }
 
-// ---- a run paused at turn end ----
+// ---- yes or no ----
 
-// turnPauseDialog asks whether a run that an on_turn_end hook paused
-// should go on.
-type turnPauseDialog struct {
-	reason string
-	width  int
+// questionDialog asks a question with two answers: its title and body,
+// and each answer's key and the action it takes (a run paused at turn
+// end, an undo that would overwrite changes).
+type questionDialog struct {
+	title string
+	// body draws what the question is about, inner cells wide.
+	body        func(st *themes.Styles, inner int) []string
+	yes, no     key.Binding
+	onYes, onNo dialogAction
+	width       int
 }
 
-func newTurnPauseDialog(reason string) *turnPauseDialog { return &turnPauseDialog{reason: reason} }
+// newTurnPauseDialog asks whether a run that an on_turn_end hook paused
+// should go on.
+func newTurnPauseDialog(reason string) *questionDialog {
+	k := dialogKeys()
+	return &questionDialog{
+		title: "A hook paused the turn",
+		body: func(st *themes.Styles, inner int) []string {
+			if reason == "" {
+				return nil
+			}
+			return prefixed(st.ModalReason.Render, plainText(reason, st.ControlChar), inner, "", "")
+		},
+		yes: k.goOn, no: k.stop,
+		onYes: dialogAction{resume: true}, onNo: dialogAction{stop: true},
+	}
+}
 
-func (d *turnPauseDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
+func (d *questionDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return dialogAction{}, nil
 	}
-	switch k.String() {
-	case "y", "enter":
-		return dialogAction{resume: true}, nil
-	case "n", "esc", "ctrl+c":
-		return dialogAction{stop: true}, nil
+	switch {
+	case key.Matches(k, d.yes):
+		return d.onYes, nil
+	case key.Matches(k, d.no):
+		return d.onNo, nil
 	}
 	return dialogAction{}, nil
 }
 
-func (d *turnPauseDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
+func (d *questionDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
 
-func (d *turnPauseDialog) view(st *themes.Styles) string {
+func (d *questionDialog) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
-	lines := []string{st.ModalTitle.Render("A hook paused the turn")}
-	if d.reason != "" {
-		lines = append(lines, prefixed(st.ModalReason.Render, plainText(d.reason, st.ControlChar), inner, "", "")...)
-	}
+	lines := append([]string{st.ModalTitle.Render(d.title)}, d.body(st, inner)...)
 	lines = append(lines, "")
-	lines = append(lines, flowParts([]string{
-		st.ModalKey.Render("y") + " " + st.ModalHint.Render("go on"),
-		st.ModalKey.Render("n") + " " + st.ModalHint.Render("stop the run"),
-	}, "   ", inner)...)
+	lines = append(lines, flowParts([]string{hint(st, d.yes), hint(st, d.no)}, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }
 
@@ -181,22 +196,13 @@ type helpDialog struct {
 	keys [][2]string
 }
 
-// pager is a dialog of lines that scrolls: up/down (k/j), page keys and
-// the mouse wheel move it, any other key closes it.
+// pager is a dialog of lines that scrolls: up/down (k/j), page keys,
+// home/end and the mouse wheel move it, any other key closes it.
 type pager struct {
 	lines  []string
 	scroll int
 	rows   int
 	width  int
-}
-
-var helpApproval = [][2]string{
-	{"y", "approve the call"},
-	{"Y", "approve every call waiting, but those writing a protected path (asked on their own)"},
-	{"a", "approve, and allow calls like it for this session"},
-	{"n, esc", "deny"},
-	{"d", "deny and tell the model why"},
-	{"ctrl+c", "stop the run"},
 }
 
 // helpCommands are the rows of /help's command section.
@@ -213,15 +219,20 @@ func newHelpDialog(keys [][2]string) *helpDialog { return &helpDialog{keys: keys
 func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "up", "k":
+		last := max(len(d.lines)-d.rows, 0)
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.up):
 			d.scroll = max(d.scroll-1, 0)
-		case "down", "j":
-			d.scroll = min(d.scroll+1, max(len(d.lines)-d.rows, 0))
-		case "pgup":
+		case key.Matches(msg, k.down):
+			d.scroll = min(d.scroll+1, last)
+		case key.Matches(msg, k.pageUp):
 			d.scroll = max(d.scroll-d.rows, 0)
-		case "pgdown", "space":
-			d.scroll = min(d.scroll+d.rows, max(len(d.lines)-d.rows, 0))
+		case key.Matches(msg, k.pageDown):
+			d.scroll = min(d.scroll+d.rows, last)
+		case key.Matches(msg, k.top):
+			d.scroll = 0
+		case key.Matches(msg, k.bottom):
+			d.scroll = last
 		default:
 			return dialogAction{close: true}, nil
 		}
@@ -255,7 +266,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 		}
 	}
 	section("Keys", d.keys)
-	section("Approval dialog", helpApproval)
+	section("Approval dialog", approvalHelp())
 	section("Commands", helpCommands())
 	d.setLines(lines, height)
 }

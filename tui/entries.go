@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -257,7 +258,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 	}
 
 	head := icon + " " + st.ToolName.Render(toolLabel(e.call.Name))
-	args := visibleStyled(oneLine(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
+	args := visibleStyled(markBreaks(rc.summary(e.call)), st.ToolArgs, st.ControlChar)
 	room := rc.width - ansi.StringWidth(head) - 2
 	if tail != "" {
 		room -= ansi.StringWidth(tail) + 2
@@ -299,7 +300,7 @@ func (e *toolEntry) body(rc *renderCtx) []string {
 		if reason == "" {
 			return nil
 		}
-		return prefixed(st.Muted.Render, plainText(oneLine(reason), st.ControlChar), rc.width, "  ⎿ ", "    ")
+		return prefixed(st.Muted.Render, plainText(markBreaks(reason), st.ControlChar), rc.width, "  ⎿ ", "    ")
 	}
 	if lines, ok := e.editDiff(rc); ok {
 		return lines
@@ -356,7 +357,7 @@ const collapsedDiff = 8
 // the first lines, all of them once expanded and in the scrollback (so the
 // record of what changed is kept whole).
 func (e *toolEntry) editDiff(rc *renderCtx) ([]string, bool) {
-	if (e.call.Name != "edit_file" && e.call.Name != "write_file") || e.result.Status != chat.StatusOK {
+	if (e.call.Name != tools.EditFile && e.call.Name != tools.WriteFile) || e.result.Status != chat.StatusOK {
 		return nil, false
 	}
 	head, diff, ok := strings.Cut(e.result.Content, "\n")

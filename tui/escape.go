@@ -110,10 +110,11 @@ func plainText(s string, esc lipgloss.Style) string {
 	return s
 }
 
-// oneLine puts a multi-line command or argument on one transcript row:
-// line breaks become a visible ⏎. Nothing else changes, so visible can
-// still show every hidden character.
-func oneLine(s string) string {
+// markBreaks puts a multi-line command or argument on one transcript row:
+// each line break becomes a visible ⏎. Nothing else changes, so visible
+// can still show every hidden character (a tab, a carriage return), which
+// chat.OneLine, for plain streams, would turn into spaces.
+func markBreaks(s string) string {
 	s = strings.Trim(s, " \n")
 	if !strings.Contains(s, "\n") {
 		return s

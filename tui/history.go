@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // historySaveFailedMsg reports a prompt that could not be kept for later
@@ -78,26 +80,26 @@ func (d *historyDialog) filter() {
 func (d *historyDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch k := msg.String(); k {
-		case "esc", "ctrl+c", "ctrl+g":
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.leave):
 			return dialogAction{close: true}, nil
-		case "enter", "tab":
+		case key.Matches(msg, k.take):
 			if len(d.matches) == 0 {
 				return dialogAction{close: true}, nil
 			}
 			text := d.history[d.matches[d.sel]]
 			return dialogAction{close: true, fill: &text}, nil
-		case "up", "ctrl+r", "ctrl+p":
+		case key.Matches(msg, k.older):
 			d.sel = min(d.sel+1, max(len(d.matches)-1, 0))
-		case "down", "ctrl+s", "ctrl+n":
+		case key.Matches(msg, k.newer):
 			d.sel = max(d.sel-1, 0)
-		case "backspace":
+		case key.Matches(msg, k.erase):
 			if d.query != "" {
 				r := []rune(d.query)
 				d.query = string(r[:len(r)-1])
 				d.filter()
 			}
-		case "ctrl+u":
+		case key.Matches(msg, k.clear):
 			d.query = ""
 			d.filter()
 		default:
@@ -132,7 +134,7 @@ func (d *historyDialog) view(st *themes.Styles) string {
 	first := max(d.sel-d.rows+1, 0)
 	end := min(first+d.rows, len(d.matches))
 	for i := first; i < end; i++ {
-		text := strings.Join(strings.Fields(d.history[d.matches[i]]), " ") // one line
+		text := chat.OneLine(d.history[d.matches[i]], 0)
 		mark := "  "
 		if i == d.sel {
 			mark = st.ModalKey.Render("▸ ")
@@ -143,7 +145,7 @@ func (d *historyDialog) view(st *themes.Styles) string {
 		lines = append(lines, st.ModalHint.Render(fmt.Sprintf("%d of %d prompts", len(d.matches), len(d.history))))
 	}
 	lines = append(lines, "")
-	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
-	lines = append(lines, flowParts([]string{k("type", "filter"), k("↑↓ ctrl+r", "older/newer"), k("enter", "edit it"), k("esc", "cancel")}, "   ", inner)...)
+	k := dialogKeys()
+	lines = append(lines, flowParts([]string{hint(st, k.typeHint), hint(st, k.olderNewerHint), hint(st, k.take), hint(st, k.leave)}, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }

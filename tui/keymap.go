@@ -148,17 +148,17 @@ func CheckKeys(user map[string][]string) error {
 		}
 		for _, k := range keys {
 			if o, dup := owner[k]; dup {
-				return fmt.Errorf("keys: %q is bound to both %s and %s", k, o, b.action)
+				return fmt.Errorf("%q is bound to both %s and %s", k, o, b.action)
 			}
 			owner[k] = b.action
 		}
 	}
 	for _, action := range slices.Sorted(maps.Keys(user)) {
 		if !slices.ContainsFunc(km, func(b binding) bool { return b.action == action }) {
-			return fmt.Errorf("keys: unknown action %q; the actions are %s", action, strings.Join(KeyActions(), ", "))
+			return fmt.Errorf("unknown action %q; the actions are %s", action, strings.Join(KeyActions(), ", "))
 		}
 		if len(user[action]) == 0 {
-			return fmt.Errorf("keys: %s has no key", action)
+			return fmt.Errorf("%s has no key", action)
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package tui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // listNav is the selection of a dialog's list of n items, rows of which
 // are shown from scroll on: the keys and the mouse wheel every list
@@ -15,18 +18,18 @@ type listNav struct {
 func (l *listNav) handle(msg tea.Msg, n int) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "up", "k":
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.up):
 			l.move(-1, n)
-		case "down", "j":
+		case key.Matches(msg, k.down):
 			l.move(1, n)
-		case "pgup":
+		case key.Matches(msg, k.pageUp):
 			l.move(-l.rows, n)
-		case "pgdown", "space":
+		case key.Matches(msg, k.pageDown):
 			l.move(l.rows, n)
-		case "home", "g":
+		case key.Matches(msg, k.top):
 			l.move(-n, n)
-		case "end", "G":
+		case key.Matches(msg, k.bottom):
 			l.move(n, n)
 		default:
 			return false

@@ -799,3 +799,29 @@ func TestBackgroundPicksTheTheme(t *testing.T) {
 		t.Errorf("NO_COLOR: theme %s", nc.m.theme.Name)
 	}
 }
+
+// When the program ends while a run stops (SIGTERM during a tool call),
+// the events the run sent while it stopped still reach the transcript the
+// UI leaves behind, and a call with no end is shown as not run: before,
+// the scrollback kept the spinner of the cancelled call.
+func TestSettleAfterExitLeavesNoLiveCall(t *testing.T) {
+	h := newHarness(t)
+	a, b := bashCall("a", "sleep 60"), bashCall("b", "sleep 61")
+	h.events(
+		agent.AssistantMessage{Message: chat.Message{ToolCalls: []chat.ToolCall{a, b}}},
+		agent.ToolCallStarted{Call: a},
+		agent.ToolCallStarted{Call: b},
+	)
+	// What the run sent after the program stopped taking events.
+	h.m.bridge.Send(agent.ToolCallFinished{Call: a, Result: chat.ToolResult{CallID: "a", Status: chat.StatusError, Content: "The command was cancelled."}})
+	h.m.settle()
+	for _, tl := range h.m.tools {
+		if tl.live() {
+			t.Errorf("call %s is still shown live (state %d)", tl.call.ID, tl.state)
+		}
+	}
+	out := strings.Join(h.m.scrollback(), "\n")
+	if !strings.Contains(out, "The command was cancelled.") || !strings.Contains(out, "not run") {
+		t.Errorf("scrollback lacks the cancelled result or the call not run:\n%s", out)
+	}
+}

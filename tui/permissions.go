@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -32,11 +33,11 @@ func (d *permissionsDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	if d.nav.handle(msg, len(d.perms)) {
 		return dialogAction{}, nil
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "d", "x", "delete", "backspace":
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		switch k := dialogKeys(); {
+		case key.Matches(msg, k.revoke):
 			return d.revoke(), nil
-		case "esc", "q", "enter", "ctrl+c":
+		case key.Matches(msg, k.close, k.open): // nothing to open: enter closes
 			return dialogAction{close: true}, nil
 		}
 	}
@@ -141,12 +142,12 @@ func (d *permissionsDialog) view(st *themes.Styles) string {
 	lines = append(lines, prefixed(st.ModalHint.Render,
 		"Session rules live only in this session. Dropping a flag or config rule lasts for this session; tackle permissions revoke removes a rule from the config file.",
 		inner, "", "")...)
-	k := func(key, what string) string { return st.ModalKey.Render(key) + " " + st.ModalHint.Render(what) }
+	k := dialogKeys()
 	var parts []string
 	if len(d.perms) > 0 {
-		parts = append(parts, k("↑↓", "select"), k("d", "revoke for this session"))
+		parts = append(parts, hint(st, k.selectHint), hint(st, k.revoke))
 	}
-	parts = append(parts, k("esc", "close"))
+	parts = append(parts, hint(st, k.close))
 	lines = append(lines, flowParts(parts, "   ", inner)...)
 	return box(st.ModalBorder, lines, d.width)
 }

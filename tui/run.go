@@ -37,6 +37,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 		m = fm
 	}
 	m.stopRuns(runWait)
+	m.settle()
 	if opts.Inline && m.quitting && err == nil && m.inlineHeight > 1 {
 		// The last frame was blank: put the cursor back at its top, so the
 		// shell prompt follows the session.
@@ -54,6 +55,23 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil
+}
+
+// settle brings the transcript up to date once the program has ended:
+// with the events a run sent while it stopped (the results of the calls
+// it cancelled), which no Update took in; a call still shown as live
+// then did not run to its end. What the UI leaves in the terminal never
+// shows a spinner (a SIGTERM during a tool call left one).
+func (m *Model) settle() {
+	if evs, upTo := m.bridge.take(); len(evs) > 0 {
+		m.eventsArrived(eventsMsg{events: evs, upTo: upTo})
+	}
+	for _, t := range m.tools {
+		if t.live() {
+			t.state = toolNotRun
+			t.touch()
+		}
+	}
 }
 
 // stopRuns cancels a run still in progress and waits, at most d, for it

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
 )
@@ -45,7 +43,7 @@ func (m *Model) undo(arg string) {
 	}
 	res, err := cp.Undo(n, false)
 	if err == nil && len(res.Changed) > 0 {
-		m.pushDialog(&undoConfirmDialog{n: n, changed: res.Changed})
+		m.pushDialog(newUndoConfirmDialog(n, res.Changed))
 		return
 	}
 	m.undone(res, err)
@@ -77,41 +75,23 @@ func (m *Model) undone(res tools.UndoResult, err error) {
 	}
 }
 
-// undoConfirmDialog asks before an undo overwrites files that changed
-// since tackle wrote them.
-type undoConfirmDialog struct {
-	n       int
-	changed []string
-	width   int
-}
-
-func (d *undoConfirmDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return dialogAction{}, nil
+// newUndoConfirmDialog asks before an undo of n turns overwrites the
+// files that changed since tackle wrote them.
+func newUndoConfirmDialog(n int, changed []string) *questionDialog {
+	k := dialogKeys()
+	return &questionDialog{
+		title: "Undo: files changed since",
+		body: func(st *themes.Styles, inner int) []string {
+			lines := prefixed(st.ModalHint.Render, "These files are no longer what tackle wrote (you, an editor or a command changed them). Undo would overwrite those changes:", inner, "", "")
+			for _, p := range changed {
+				lines = append(lines, "  "+st.ToolArgs.Render(p))
+			}
+			return lines
+		},
+		yes: k.undoAnyway, no: k.keep,
+		onYes: dialogAction{close: true, undoForce: n},
+		onNo:  dialogAction{close: true, notice: "undo cancelled: nothing was changed"},
 	}
-	switch k.String() {
-	case "y":
-		return dialogAction{close: true, undoForce: d.n}, nil
-	case "n", "esc":
-		return dialogAction{close: true, notice: "undo cancelled: nothing was changed"}, nil
-	}
-	return dialogAction{}, nil
-}
-
-func (d *undoConfirmDialog) layout(_ *themes.Styles, width, _ int) { d.width = width }
-
-func (d *undoConfirmDialog) view(st *themes.Styles) string {
-	inner := max(d.width-4, 8)
-	lines := []string{st.ModalTitle.Render("Undo: files changed since")}
-	lines = append(lines, prefixed(st.ModalHint.Render, "These files are no longer what tackle wrote (you, an editor or a command changed them). Undo would overwrite those changes:", inner, "", "")...)
-	for _, p := range d.changed {
-		lines = append(lines, "  "+st.ToolArgs.Render(p))
-	}
-	lines = append(lines, "", joinNonEmpty("   ",
-		st.ModalKey.Render("y")+" "+st.ModalHint.Render("undo anyway"),
-		st.ModalKey.Render("n")+" "+st.ModalHint.Render("keep everything as it is")))
-	return box(st.ModalBorder, lines, d.width)
 }
 
 // showDiff opens /diff: every file the file tools changed in the session,

@@ -110,6 +110,20 @@ func (s stream) frames(r Response) [][]byte {
 	return out
 }
 
+// emptyDelta is a chunk whose delta carries nothing: no text, no
+// reasoning, no tool call, no finish.
+func (s stream) emptyDelta() []byte {
+	empty := ""
+	c := chunk{
+		ID: s.id, Object: "chat.completion.chunk", Created: created, Model: s.model,
+		Choices: []chunkChoice{{Delta: delta{Content: &empty}, Logprobs: jsonNull}},
+	}
+	if s.includeUsage {
+		c.Usage = jsonNull
+	}
+	return encode(c)
+}
+
 // usage is r's scripted usage, or about four bytes a token.
 func (s stream) usage(r Response) usageJSON {
 	if r.Usage != nil {

@@ -131,6 +131,11 @@ type Fault struct {
 	CutAfter *int `json:"cut_after,omitempty"`
 	// StallAfter sends that many frames, then blocks.
 	StallAfter *int `json:"stall_after,omitempty"`
+	// EmptyDeltas, with CutAfter or StallAfter, sends that many chunks
+	// whose delta carries nothing ({"content":""}) before the connection
+	// drops or the server blocks: a server that keeps the stream alive
+	// without making progress.
+	EmptyDeltas int `json:"empty_deltas,omitempty"`
 }
 
 // HeaderValue is a header value written in a script as a JSON string or
@@ -288,8 +293,10 @@ func (r Response) validate() error {
 		return fmt.Errorf("fault status %d is not an HTTP error", f.Status)
 	case f.Status == 0 && (f.RetryAfter != "" || f.RetryAfterMS != "" || f.Body != "" || f.Type != "" || f.Code != ""):
 		return errors.New("retry_after, retry_after_ms, body, type and code need a fault status")
-	case f.CutAfter != nil && *f.CutAfter < 0, f.StallAfter != nil && *f.StallAfter < 0:
+	case f.CutAfter != nil && *f.CutAfter < 0, f.StallAfter != nil && *f.StallAfter < 0, f.EmptyDeltas < 0:
 		return errors.New("negative frame count")
+	case f.EmptyDeltas > 0 && f.CutAfter == nil && f.StallAfter == nil:
+		return errors.New("empty_deltas needs cut_after or stall_after")
 	}
 	return nil
 }

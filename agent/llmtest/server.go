@@ -279,7 +279,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		includeUsage: req.IncludeUsage,
 		requestBytes: len(raw),
 	}
-	s.serveStream(w, r, st.frames(resp), resp.Fault, time.Duration(resp.IntervalMS)*time.Millisecond)
+	s.serveStream(w, r, st.frames(resp), st.emptyDelta(), resp.Fault, time.Duration(resp.IntervalMS)*time.Millisecond)
 }
 
 // take returns the response for req: a rule's that matches it, else the
@@ -306,8 +306,9 @@ func (s *Server) take(req Request) (Response, bool) {
 }
 
 // serveStream writes the frames as SSE, flushing after each, and then
-// [DONE], or breaks down as the fault says.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]byte, f *Fault, interval time.Duration) {
+// [DONE], or breaks down as the fault says (after the fault's empty
+// deltas, each an empty frame).
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]byte, empty []byte, f *Fault, interval time.Duration) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -333,6 +334,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, frames [][]
 		}
 		if !send(data) {
 			return
+		}
+	}
+	if f != nil {
+		for range f.EmptyDeltas {
+			if !send(empty) {
+				return
+			}
 		}
 	}
 	switch {

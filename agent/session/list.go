@@ -29,6 +29,12 @@ type Info struct {
 	// Status is the last run's outcome ("finished", "paused", ...), or ""
 	// when no run ended (the process died during its first).
 	Status string `json:"status,omitempty"`
+	// Unreadable says why the file could not be read as a session (its
+	// first line is not a session header, it cannot be opened …); such an
+	// entry has only its ID (the file's name), Path and Updated. It is
+	// listed so that a session does not vanish without a word, but never
+	// continued.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // headBytes and tailBytes bound what a listing reads of each file.
@@ -38,8 +44,8 @@ const (
 )
 
 // List returns the sessions of workspace, the one used last first (by
-// the time its file last changed). A file that is not a session is
-// skipped.
+// the time its file last changed). A session file that cannot be read is
+// listed with the reason in Unreadable.
 func (s *Store) List(workspace string) ([]Info, error) {
 	dir := s.workspaceDir(workspace)
 	entries, err := os.ReadDir(dir)
@@ -54,9 +60,13 @@ func (s *Store) List(workspace string) ([]Info, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		info, err := readInfo(filepath.Join(dir, e.Name()))
+		path := filepath.Join(dir, e.Name())
+		info, err := readInfo(path)
 		if err != nil {
-			continue
+			info = Info{ID: strings.TrimSuffix(e.Name(), ".jsonl"), Path: path, Unreadable: err.Error()}
+			if fi, err := e.Info(); err == nil {
+				info.Updated = fi.ModTime()
+			}
 		}
 		out = append(out, info)
 	}
@@ -72,14 +82,25 @@ func (s *Store) List(workspace string) ([]Info, error) {
 	return out, nil
 }
 
-// Latest returns the session of workspace used last, or false when it
-// has none: the one -c goes on with.
+// Latest returns the readable session of workspace used last, or false
+// when it has none: the one -c goes on with. When the workspace has
+// session files but none can be read, the error names them.
 func (s *Store) Latest(workspace string) (Info, bool, error) {
 	list, err := s.List(workspace)
-	if err != nil || len(list) == 0 {
+	if err != nil {
 		return Info{}, false, err
 	}
-	return list[0], true, nil
+	var bad []string
+	for _, in := range list {
+		if in.Unreadable == "" {
+			return in, true, nil
+		}
+		bad = append(bad, in.Path+": "+in.Unreadable)
+	}
+	if len(bad) > 0 {
+		return Info{}, false, fmt.Errorf("no session to continue: the session files of this workspace cannot be read:\n  %s", strings.Join(bad, "\n  "))
+	}
+	return Info{}, false, nil
 }
 
 // Find returns the session of workspace whose id is id or starts with
@@ -91,6 +112,9 @@ func (s *Store) Find(workspace, id string) (Info, error) {
 	}
 	var match []Info
 	for _, in := range list {
+		if in.ID == id && in.Unreadable != "" {
+			return Info{}, fmt.Errorf("session %q cannot be read: %s (%s)", id, in.Unreadable, in.Path)
+		}
 		if in.ID == id {
 			return in, nil
 		}
@@ -100,6 +124,9 @@ func (s *Store) Find(workspace, id string) (Info, error) {
 	}
 	switch len(match) {
 	case 1:
+		if in := match[0]; in.Unreadable != "" {
+			return Info{}, fmt.Errorf("session %q cannot be read: %s (%s)", in.ID, in.Unreadable, in.Path)
+		}
 		return match[0], nil
 	case 0:
 		return Info{}, fmt.Errorf("no session %q in this workspace (`tackle sessions` lists them)", id)
@@ -126,7 +153,7 @@ func readInfo(path string) (Info, error) {
 	sc := bufio.NewScanner(io.LimitReader(f, headBytes))
 	sc.Buffer(make([]byte, 0, 64<<10), headBytes)
 	if !sc.Scan() {
-		return Info{}, errors.New("empty")
+		return Info{}, errors.New("the file is empty")
 	}
 	var l Loaded
 	if err := l.readHeader(sc.Bytes()); err != nil {

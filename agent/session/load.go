@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -66,6 +68,16 @@ func Load(path string) (*Loaded, error) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s:%d: the last line is incomplete (tackle stopped while writing it); skipped", path, n))
 		}
 	}
+	for i := range l.Records {
+		if r := &l.Records[i]; r.Kind == KindPaused && r.Pending == nil && r.Paused != nil {
+			r.Pending = pendingOf(r.Paused)
+		}
+	}
+	if _, notes := Repair(l.recorded()); len(notes) > 0 {
+		for _, n := range notes {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: repaired the conversation: %s", path, n))
+		}
+	}
 	return l, nil
 }
 
@@ -101,18 +113,45 @@ func (l *Loaded) readHeader(b []byte) error {
 }
 
 // Messages returns the conversation as the model would receive it next:
-// every message record in order, a compaction replacing all before it.
+// every message record in order, a compaction replacing all before it,
+// repaired where lines of the file were lost (see Repair; Load names
+// the repairs in Warnings).
 func (l *Loaded) Messages() []chat.Message {
+	msgs, _ := Repair(l.recorded())
+	return msgs
+}
+
+// recorded is the conversation as the records give it.
+func (l *Loaded) recorded() []chat.Message {
 	var msgs []chat.Message
 	for _, r := range l.Records {
 		switch {
 		case r.Kind == KindMessage && r.Message != nil:
 			msgs = append(msgs, *r.Message)
 		case r.Kind == KindCompaction && r.Compaction != nil:
-			msgs = append(msgs[:0:0], r.Compaction.Messages...)
+			msgs = r.Compaction.after(msgs)
 		}
 	}
 	return msgs
+}
+
+// Files returns the last stamp of each file the model read or wrote
+// through the tools in this session, for tools.Registry.SetFiles.
+func (l *Loaded) Files() []tools.FileStamp {
+	last := map[string]int{}
+	var out []tools.FileStamp
+	for _, r := range l.Records {
+		if r.Kind != KindFile || r.File == nil {
+			continue
+		}
+		if i, ok := last[r.File.Path]; ok {
+			out[i] = *r.File
+			continue
+		}
+		last[r.File.Path] = len(out)
+		out = append(out, *r.File)
+	}
+	return out
 }
 
 // Turns counts the prompts of the session.
@@ -149,4 +188,16 @@ func (l *Loaded) LastPause() *Record {
 		}
 	}
 	return nil
+}
+
+// pendingOf returns the calls of a paused run that wait for an answer,
+// as the Worker reported them when it paused.
+func pendingOf(p *agent.PausedRun) []agent.PendingCall {
+	var out []agent.PendingCall
+	for _, c := range p.Calls {
+		if c.State == agent.CallPending {
+			out = append(out, agent.PendingCall{Call: c.Current, Hook: c.Hook, Reason: c.Reason})
+		}
+	}
+	return out
 }

@@ -94,7 +94,9 @@ func recordEvent(e agent.Event) (Record, bool) {
 		u := e.Request
 		return Record{Kind: KindUsage, Usage: &u}, true
 	case agent.PausedEvent:
-		return Record{Kind: KindPaused, Pending: e.Pending, Paused: e.State}, true
+		// The pending calls are those of the state (Load finds them
+		// there): a paused call's arguments are written once.
+		return Record{Kind: KindPaused, Paused: e.State}, true
 	case agent.ToolCallDecided:
 		return Record{Kind: KindAnswered, Answers: []Answer{{CallID: e.Call.ID, Verdict: e.Verdict.String(), Reason: e.Reason, By: e.By}}}, true
 	case agent.ModelChanged:

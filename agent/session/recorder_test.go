@@ -261,8 +261,15 @@ func TestRecorderKeepsACompaction(t *testing.T) {
 			comp = r.Compaction
 		}
 	}
-	if comp == nil || comp.Focus != "the echo" || len(comp.Messages) == 0 {
+	if comp == nil || comp.Focus != "the echo" || len(comp.Parts) == 0 || comp.Messages != nil {
 		t.Fatalf("compaction record = %+v", comp)
+	}
+	// The messages kept are named, not copied: only the summary (and the
+	// shortened outputs) are written out.
+	for _, p := range comp.Parts {
+		if p.Message != nil && strings.Contains(p.Message.Content, strings.Repeat("y", 4000)) {
+			t.Errorf("a kept message was written out again: %.80q", p.Message.Content)
+		}
 	}
 	if got, want := l.Messages(), w.Messages(); !reflect.DeepEqual(got, want) {
 		t.Errorf("loaded conversation:\n%+v\nthe Worker's:\n%+v", got, want)

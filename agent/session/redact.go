@@ -45,9 +45,20 @@ func redactRecord(r Record, redact func(string) string) Record {
 	if c := r.Compaction; c != nil {
 		cc := *c
 		cc.Summary = redact(cc.Summary)
-		cc.Messages = make([]chat.Message, len(c.Messages))
-		for i, m := range c.Messages {
-			cc.Messages[i] = redactMessage(m, redact)
+		if c.Messages != nil {
+			cc.Messages = make([]chat.Message, len(c.Messages))
+			for i, m := range c.Messages {
+				cc.Messages[i] = redactMessage(m, redact)
+			}
+		}
+		if c.Parts != nil {
+			cc.Parts = slices.Clone(c.Parts)
+			for i, p := range cc.Parts {
+				if p.Message != nil {
+					m := redactMessage(*p.Message, redact)
+					cc.Parts[i].Message = &m
+				}
+			}
 		}
 		r.Compaction = &cc
 	}

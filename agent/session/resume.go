@@ -1,6 +1,9 @@
 package session
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -40,4 +43,53 @@ func CloseOpenCalls(msgs []chat.Message) []agent.AddedMessage {
 		}
 	}
 	return out
+}
+
+// LostResult is the result a call gets when the session file lost the
+// record of its result (a line that could not be read).
+const LostResult = "The result of this call was lost: the session file could not be read back whole. The call may have run; check its effects before you run it again."
+
+// Repair returns msgs made whole for a model: every tool call of an
+// assistant message answered by exactly one tool message, following it
+// before any other message; no tool message that answers no call. A
+// session file with a line that could not be read (a skipped result, a
+// skipped assistant message) leaves a conversation that strict servers
+// refuse, and then the session could not go on at all. A call whose
+// result is missing gets LostResult; a tool message that answers no open
+// call is dropped. The calls of the last assistant message may stay open
+// (a run that paused on them, or a process that died during them: see
+// CloseOpenCalls). notes says what was repaired, one line each; msgs is
+// not changed.
+func Repair(msgs []chat.Message) (_ []chat.Message, notes []string) {
+	out := make([]chat.Message, 0, len(msgs))
+	var open []chat.ToolCall // the calls of the last assistant message not answered yet
+	var answered []string    // and those answered
+	for _, m := range msgs {
+		if m.Role == chat.RoleTool {
+			i := slices.IndexFunc(open, func(c chat.ToolCall) bool { return c.ID == m.ToolCallID })
+			if i < 0 {
+				why := "no call before it asks for it (its assistant message was lost)"
+				if slices.Contains(answered, m.ToolCallID) {
+					why = "its call was answered already"
+				}
+				notes = append(notes, fmt.Sprintf("dropped a result for call %q: %s", m.ToolCallID, why))
+				continue
+			}
+			answered = append(answered, m.ToolCallID)
+			open = slices.Delete(open, i, i+1)
+			out = append(out, m)
+			continue
+		}
+		for _, c := range open {
+			res := chat.ToolResult{CallID: c.ID, Status: chat.StatusError, Content: LostResult}
+			out = append(out, res.Message())
+			notes = append(notes, fmt.Sprintf("call %q (%s) had lost its result: the model is told so", c.ID, c.Name))
+		}
+		open, answered = nil, nil
+		if m.Role == chat.RoleAssistant {
+			open = slices.Clone(m.ToolCalls)
+		}
+		out = append(out, m)
+	}
+	return out, notes
 }

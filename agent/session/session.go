@@ -29,6 +29,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -60,6 +61,7 @@ const (
 	KindOutcome    Kind = "outcome"    // Outcome: how a run ended
 	KindModel      Kind = "model"      // Model: the model was switched
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
+	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -87,6 +89,10 @@ type Record struct {
 	Outcome    *Outcome             `json:"outcome,omitempty"`
 	Model      string               `json:"model,omitempty"`
 	Check      *agent.CheckFinished `json:"check,omitempty"`
+	// File is how a file was when the model last read or wrote it: a
+	// later process goes on knowing what the model has seen
+	// (Loaded.Files, tools.Registry.SetFiles).
+	File *tools.FileStamp `json:"file,omitempty"`
 }
 
 // Answer is the answer to one paused call.
@@ -97,12 +103,17 @@ type Answer struct {
 	By      string `json:"by,omitempty"` // who answered: "user", "--yes", ...
 }
 
-// Compaction records that the conversation was compacted: Messages is
-// the whole conversation after it (system prompt, summary, the turns kept
-// verbatim, with old tool outputs shortened), which replaces every message
-// before it when the session is loaded.
+// Compaction records that the conversation was compacted: the whole
+// conversation after it (system prompt, summary, the turns kept verbatim,
+// with old tool outputs shortened) replaces every message before it when
+// the session is loaded. A Writer records it as Parts: the messages it
+// kept as they were, by their place in the conversation before, and the
+// new ones whole (a session compacted nine times held nine copies of the
+// conversation: half of its file). Messages, the whole conversation, is
+// what a Recorder is given and what older files hold.
 type Compaction struct {
-	Messages []chat.Message `json:"messages"`
+	Messages []chat.Message  `json:"messages,omitempty"`
+	Parts    []CompactedPart `json:"parts,omitempty"`
 	// Summary is the summary message's text; Replaced counts the messages
 	// it stands for and Pruned the tool outputs shortened to a stub.
 	Summary  string `json:"summary,omitempty"`
@@ -110,6 +121,15 @@ type Compaction struct {
 	Pruned   int    `json:"pruned,omitempty"`
 	// Focus is what the user asked the summary to keep (/compact focus).
 	Focus string `json:"focus,omitempty"`
+}
+
+// CompactedPart is a run of a compacted conversation: messages From to
+// To (not included) of the conversation before the compaction, or one
+// Message.
+type CompactedPart struct {
+	From    int           `json:"from,omitempty"`
+	To      int           `json:"to,omitempty"`
+	Message *chat.Message `json:"message,omitempty"`
 }
 
 // Outcome is how one run of the session ended.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -39,6 +40,7 @@ func every() []Record {
 		{Kind: KindModel, Time: at(10), Model: "gpt-5"},
 		{Kind: KindOutcome, Time: at(11), Outcome: &Outcome{Status: "finished", Reason: "", Usage: chat.Usage{TotalTokens: 120}, Turns: 1}},
 		{Kind: KindCheck, Time: at(12), Check: &agent.CheckFinished{Check: "go vet", Status: "problems", Problems: 2, Summary: "a.go:3: x declared and not used", Duration: 2e9}},
+		{Kind: KindFile, Time: at(13), File: &tools.FileStamp{Path: "a.go", Size: 10, ModTime: t0, SHA256: strings.Repeat("ab", 32)}},
 	}
 }
 
@@ -74,12 +76,23 @@ func TestRoundTripOfEveryRecordKind(t *testing.T) {
 	if len(l.Records) != len(want) {
 		t.Fatalf("%d records, want %d", len(l.Records), len(want))
 	}
+	var conv []chat.Message // the conversation before record i
 	for i := range want {
 		got, w := l.Records[i], want[i]
+		if w.Message != nil {
+			conv = append(conv, *w.Message)
+		}
 		if !got.Time.Equal(w.Time) {
 			t.Errorf("record %d: time %v, want %v", i, got.Time, w.Time)
 		}
 		got.Time, w.Time = time.Time{}, time.Time{}
+		if c := got.Compaction; c != nil && c.Parts != nil {
+			// Written against the conversation before it: the same
+			// conversation after it.
+			cc := *c
+			cc.Messages, cc.Parts = c.after(conv), nil
+			got.Compaction = &cc
+		}
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, w)
 		}
@@ -231,8 +244,10 @@ func TestRedactionCopiesAndCoversEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 22 {
-		t.Errorf("file has the secret or %d redactions, want 22:\n%s", n, b)
+	// 21: the paused call's current form is the call as sent, so it is
+	// written once.
+	if n := strings.Count(string(b), "[REDACTED]"); strings.Contains(string(b), "hunter2") || n != 21 {
+		t.Errorf("file has the secret or %d redactions, want 21:\n%s", n, b)
 	}
 	if msg.Content != "pw hunter2" || msg.ToolCalls[0].Arguments != `{"command":"echo hunter2"}` {
 		t.Errorf("the live message was changed: %+v", msg)
@@ -330,8 +345,42 @@ func TestListFindLatest(t *testing.T) {
 	if _, err := s.Find("/src/proj", "1999"); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("Find missing = %v", err)
 	}
-	if list, _ := s.List("/elsewhere/proj"); len(list) != 1 {
-		t.Errorf("other workspace: %d sessions", len(list))
+	// A file that is not a session is listed as unreadable, with why,
+	// rather than vanishing; -c and --resume never take it.
+	list, _ = s.List("/elsewhere/proj")
+	if len(list) != 2 {
+		t.Fatalf("other workspace: %d sessions, want the session and the unreadable file", len(list))
+	}
+	var junk Info
+	for _, in := range list {
+		if in.ID == "junk" {
+			junk = in
+		}
+	}
+	if junk.Unreadable != "the first line is not a session header" || !strings.HasSuffix(junk.Path, "junk.jsonl") || junk.Updated.IsZero() {
+		t.Errorf("junk = %+v", junk)
+	}
+	if _, err := s.Find("/elsewhere/proj", "junk"); err == nil || !strings.Contains(err.Error(), "cannot be read: the first line is not a session header") {
+		t.Errorf("Find of the unreadable file = %v", err)
+	}
+}
+
+// A workspace whose only session has a corrupt first line says so, naming
+// the file and why, instead of "no session to continue" naming nothing
+// (before, the session was simply missing from every listing).
+func TestLatestNamesUnreadableSessions(t *testing.T) {
+	s, w := newSession(t)
+	w.Append(Record{Kind: KindMessage, Prompt: true, Message: &chat.Message{Role: chat.RoleUser, Content: "hi"}})
+	w.Close()
+	data, _ := os.ReadFile(w.Path())
+	os.WriteFile(w.Path(), append([]byte("\x00garbage"), data[1:]...), 0o600)
+	list, err := s.List("/src/proj")
+	if err != nil || len(list) != 1 || list[0].Unreadable == "" || list[0].ID != w.ID() {
+		t.Fatalf("List = %+v, %v; want the session, unreadable", list, err)
+	}
+	_, ok, err := s.Latest("/src/proj")
+	if ok || err == nil || !strings.Contains(err.Error(), w.Path()+": the first line is not a session header") {
+		t.Errorf("Latest = %v, %v; want an error naming the file and why", ok, err)
 	}
 }
 
@@ -396,5 +445,55 @@ func TestListPutsTheSessionUsedLastFirst(t *testing.T) {
 	}
 	if in, _, _ := s.Latest("/src/proj"); in.Path != paths[0] {
 		t.Errorf("Latest = %s", in.Path)
+	}
+}
+
+// A paused call's arguments are written once (a 2.5 MB write made a
+// 7.65 MB paused line: the pending call, the call and its current form),
+// and the pending calls come back from the state on load.
+func TestPausedRecordKeepsArgumentsOnce(t *testing.T) {
+	_, w := newSession(t)
+	r := NewRecorder(w, func(err error) { t.Error(err) })
+	big := `{"path":"a.txt","content":"` + strings.Repeat("x", 1<<20) + `"}`
+	call := chat.ToolCall{ID: "c1", Name: "write_file", Arguments: big}
+	r.Event(agent.PausedEvent{
+		Pending: []agent.PendingCall{{Call: call, Hook: "approval", Reason: "write_file wants to write a.txt"}},
+		State: &agent.PausedRun{Calls: []agent.PausedCall{
+			{Call: call, Current: call, State: agent.CallPending, Hook: "approval", HookIndex: 1, Reason: "write_file wants to write a.txt"},
+		}},
+	})
+	r.Close()
+	fi, err := os.Stat(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 1<<20+4096 {
+		t.Errorf("the session file is %d bytes for a 1 MiB argument: it is written more than once", fi.Size())
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := l.LastPause()
+	if p == nil || len(p.Pending) != 1 || p.Pending[0].Call.Arguments != big || p.Pending[0].Hook != "approval" || p.Pending[0].Reason != "write_file wants to write a.txt" {
+		t.Fatalf("pause read back = %+v", p)
+	}
+	if c := p.Paused.Calls[0]; c.Current.Arguments != big || c.Call.Arguments != big {
+		t.Error("the call's current form did not come back")
+	}
+}
+
+// Files gives the last stamp of each file, in the order first seen.
+func TestFilesGivesTheLastStampOfEachFile(t *testing.T) {
+	st := func(p string, n int64) *tools.FileStamp { return &tools.FileStamp{Path: p, Size: n} }
+	l := &Loaded{Records: []Record{
+		{Kind: KindFile, File: st("a.go", 1)},
+		{Kind: KindFile, File: st("b.go", 2)},
+		{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleUser}},
+		{Kind: KindFile, File: st("a.go", 3)},
+	}}
+	got := l.Files()
+	if len(got) != 2 || got[0] != *st("a.go", 3) || got[1] != *st("b.go", 2) {
+		t.Errorf("Files = %+v", got)
 	}
 }

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/tackle-dev/tackle/tools/chat"
+
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -124,6 +126,7 @@ func (s *Store) Reopen(path string) (*Writer, *Loaded, error) {
 	}
 	w.header = l.Header
 	w.turns = l.Turns()
+	w.conv = l.recorded()
 	// A torn last line is ended, so that the next record starts a line
 	// of its own.
 	w.torn = l.tornTail
@@ -148,6 +151,10 @@ type Writer struct {
 	// torn: the file may end in a partial line (a failed write), which
 	// the next write ends first.
 	torn bool
+	// conv is the conversation as a load of the file so far would give
+	// it (before repairs: Loaded.recorded), which a compaction is
+	// recorded against.
+	conv []chat.Message
 }
 
 func newWriter(f *os.File, path string, h Header) (*Writer, error) {
@@ -190,6 +197,16 @@ func (w *Writer) Append(r Record) error {
 		o.Turns = w.turns
 		r.Outcome = &o
 	}
+	var conv []chat.Message // the conversation after r
+	switch {
+	case r.Kind == KindMessage && r.Message != nil:
+		conv = append(w.conv, *r.Message)
+	case r.Kind == KindCompaction && r.Compaction != nil && r.Compaction.Parts == nil:
+		c := *r.Compaction
+		conv = c.Messages
+		c.Parts, c.Messages = compactParts(w.conv, c.Messages), nil
+		r.Compaction = &c
+	}
 	if w.redact != nil {
 		r = redactRecord(r, w.redact)
 	}
@@ -197,7 +214,13 @@ func (w *Writer) Append(r Record) error {
 	if err != nil {
 		return fmt.Errorf("session record: %w", err)
 	}
-	return w.write(b)
+	if err := w.write(b); err != nil {
+		return err
+	}
+	if conv != nil {
+		w.conv = conv
+	}
+	return nil
 }
 
 // write appends b with one write call; after a failed write it first

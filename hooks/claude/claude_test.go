@@ -3,13 +3,16 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -106,7 +109,7 @@ func TestToolMapping(t *testing.T) {
 		{"grep", `{"pattern":"x","include":"*.go","ignore_case":true}`, "Grep", `{"-i":true,"glob":"*.go","pattern":"x"}`},
 		{"mcp__git__status", `{"repo":"."}`, "mcp__git__status", `{"repo":"."}`},
 	} {
-		if got := claudeTool(tt.tool); got != tt.name {
+		if got := claudeName(tt.tool); got != tt.name {
 			t.Errorf("%s: name %s", tt.tool, got)
 		}
 		in := claudeInput(tt.tool, tt.args, root)
@@ -363,5 +366,80 @@ func TestTranscriptClaudeFormat(t *testing.T) {
 	}
 	if err := bad.Message(chat.UserMessage("b")); err != nil {
 		t.Errorf("reported twice: %v", err)
+	}
+}
+
+// TestChainOfIsWhatRegisterRegisters: for each Claude event, a set with
+// a command for it registers the hook ChainOf names, in ChainOf's chain
+// (tackle hooks list reads ChainOf); the events run outside the chains
+// register none.
+func TestChainOfIsWhatRegisterRegisters(t *testing.T) {
+	for _, ev := range Events {
+		t.Run(ev, func(t *testing.T) {
+			f := newFixture(t, map[string][]Group{ev: {cmd("", "true")}})
+			c, inChain := ChainOf(ev)
+			var all []string
+			for e := hooks.OnPromptSubmit; e <= hooks.PreCompact; e++ {
+				for _, name := range f.reg.Names(e) {
+					all = append(all, e.String()+" "+name)
+				}
+			}
+			switch {
+			case !inChain && len(all) > 0:
+				t.Errorf("%s runs outside the chains, but the set registered %q", ev, all)
+			case inChain && !slices.Contains(all, c.Event.String()+" "+c.Hook):
+				t.Errorf("ChainOf(%s) = %+v, but the set registered %q", ev, c, all)
+			}
+		})
+	}
+}
+
+// TestEveryToolHasAClaudeName: each of tackle's own tools is one Claude
+// Code knows, with each of its arguments (claudeTools is made from the
+// tools' argument structs, so a renamed argument follows; a new tool must
+// be added there).
+func TestEveryToolHasAClaudeName(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tools.NewRegistry(ws)
+	for _, spec := range reg.Specs() {
+		ct, ok := claudeTools()[spec.Name]
+		if !ok {
+			t.Errorf("tool %s has no Claude Code name (claudeTools, tools.go)", spec.Name)
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(spec.Parameters, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := slices.Sorted(slices.Values(ct.fields)), slices.Sorted(maps.Keys(schema.Properties)); !slices.Equal(got, want) {
+			t.Errorf("%s: fields %q, the tool's schema has %q", spec.Name, got, want)
+		}
+	}
+}
+
+// TestToolResponse: bash's result is stdout; a file tool's names its file,
+// absolute; another tool's path argument is its server's, not a file of
+// the workspace.
+func TestToolResponse(t *testing.T) {
+	s := &Set{opts: Options{Workspace: "/w"}}
+	for _, tc := range []struct {
+		call chat.ToolCall
+		want string
+	}{
+		{chat.ToolCall{Name: tools.Bash, Arguments: `{"command":"ls"}`}, `{"interrupted":false,"stderr":"","stdout":"out"}`},
+		{chat.ToolCall{Name: tools.ReadFile, Arguments: `{"path":"a.go"}`}, `{"filePath":"/w/a.go","output":"out","success":true}`},
+		{chat.ToolCall{Name: tools.Grep, Arguments: `{"pattern":"x"}`}, `{"output":"out","success":true}`},
+		{chat.ToolCall{Name: "mcp__fs__read", Arguments: `{"path":"a.go"}`}, `{"output":"out","success":true}`},
+	} {
+		b, _ := json.Marshal(s.toolResponse(tc.call, "out"))
+		if string(b) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.call.Name, b, tc.want)
+		}
 	}
 }

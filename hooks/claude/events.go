@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -27,24 +28,59 @@ const timeoutMargin = 5 * time.Second
 // Claude event, e.g. "claude:PreToolUse".
 func HookName(event string) string { return "claude:" + event }
 
+// Chain is the tackle hook that runs the commands of Claude events: the
+// chain it is in, its name and its priority.
+type Chain struct {
+	Event    hooks.Event
+	Hook     string
+	Priority int
+}
+
+// chains are the tackle hooks of the Claude events run in a chain; one
+// hook runs the commands of several events (SessionStart's with
+// UserPromptSubmit's, PostToolUseFailure's with PostToolUse's).
+// Notification and SessionEnd run outside the chains (Set.Notify, Set.End).
+var chains = map[string]Chain{
+	SessionStart:       {hooks.OnPromptSubmit, HookName(UserPromptSubmit), 0},
+	UserPromptSubmit:   {hooks.OnPromptSubmit, HookName(UserPromptSubmit), 0},
+	PreToolUse:         {hooks.PreToolCall, HookName(PreToolUse), PrePriority},
+	PostToolUse:        {hooks.PostToolCall, HookName(PostToolUse), PostPriority},
+	PostToolUseFailure: {hooks.PostToolCall, HookName(PostToolUse), PostPriority},
+	Stop:               {hooks.OnTurnEnd, HookName(Stop), 0},
+	PreCompact:         {hooks.PreCompact, HookName(PreCompact), 0},
+}
+
+// ChainOf returns the tackle hook that runs the commands of a Claude
+// event, as Register registers it; false for the events run outside the
+// chains.
+func ChainOf(event string) (Chain, bool) {
+	c, ok := chains[event]
+	return c, ok
+}
+
 // Register registers a tackle hook for each event the set has commands
-// for. Every one fails open: a failing command is a warning, never a
-// block (Claude Code's "non-blocking error").
+// for (ChainOf names each). Every one fails open: a failing command is a
+// warning, never a block (Claude Code's "non-blocking error").
 func (s *Set) Register(reg *hooks.Registry) {
 	if s.Has(UserPromptSubmit) || s.Has(SessionStart) {
-		reg.OnPromptSubmit(hooks.Hook[hooks.PromptInput, hooks.PromptResult]{Name: HookName(UserPromptSubmit), OnError: hooks.FailOpen, Timeout: s.maxTimeout(SessionStart, UserPromptSubmit), Run: s.prompt})
+		c := chains[UserPromptSubmit]
+		reg.OnPromptSubmit(hooks.Hook[hooks.PromptInput, hooks.PromptResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(SessionStart, UserPromptSubmit), Run: s.prompt})
 	}
 	if s.Has(PreToolUse) {
-		reg.PreToolCall(hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{Name: HookName(PreToolUse), Priority: PrePriority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PreToolUse), Run: s.preTool})
+		c := chains[PreToolUse]
+		reg.PreToolCall(hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PreToolUse), Run: s.preTool})
 	}
 	if s.Has(PreToolUse) || s.Has(PostToolUse) || s.Has(PostToolUseFailure) {
-		reg.PostToolCall(hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{Name: HookName(PostToolUse), Priority: PostPriority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PostToolUse, PostToolUseFailure), Run: s.postTool})
+		c := chains[PostToolUse]
+		reg.PostToolCall(hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PostToolUse, PostToolUseFailure), Run: s.postTool})
 	}
 	if s.Has(Stop) {
-		reg.OnTurnEnd(hooks.Hook[hooks.TurnEndInput, hooks.TurnEndResult]{Name: HookName(Stop), OnError: hooks.FailOpen, Timeout: s.maxTimeout(Stop), Run: s.stop})
+		c := chains[Stop]
+		reg.OnTurnEnd(hooks.Hook[hooks.TurnEndInput, hooks.TurnEndResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(Stop), Run: s.stop})
 	}
 	if s.Has(PreCompact) {
-		reg.PreCompact(hooks.Hook[hooks.CompactInput, hooks.CompactResult]{Name: HookName(PreCompact), OnError: hooks.FailOpen, Timeout: s.maxTimeout(PreCompact), Run: s.compact})
+		c := chains[PreCompact]
+		reg.PreCompact(hooks.Hook[hooks.CompactInput, hooks.CompactResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PreCompact), Run: s.compact})
 	}
 }
 
@@ -68,11 +104,11 @@ type toolInput struct {
 }
 
 func (s *Set) toolInput(event string, call chat.ToolCall) toolInput {
-	return toolInput{common: s.common(event), ToolName: claudeTool(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
+	return toolInput{common: s.common(event), ToolName: claudeName(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
 }
 
 func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
-	tool := claudeTool(in.Call.Name)
+	tool := claudeName(in.Call.Name)
 	answers := s.fire(ctx, PreToolUse, tool, s.toolInput(PreToolUse, in.Call))
 	var deny, ask, allow []string
 	var asked, allowed bool
@@ -185,17 +221,19 @@ func (s *Set) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.Post
 	return res, nil
 }
 
-// toolResponse is a result as Claude Code's tool_response.
+// toolResponse is a result as Claude Code's tool_response: a file tool's
+// names the file (filePath, absolute).
 func (s *Set) toolResponse(call chat.ToolCall, content string) any {
-	if call.Name == "bash" {
+	if call.Name == tools.Bash {
 		return map[string]any{"stdout": content, "stderr": "", "interrupted": false}
 	}
 	r := map[string]any{"success": true, "output": content}
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal([]byte(call.Arguments), &args) == nil && args.Path != "" {
-		r["filePath"] = absPath(args.Path, s.opts.Workspace)
+	t, builtin := claudeTools()[call.Name]
+	var args map[string]any
+	if builtin && t.path != "" && json.Unmarshal([]byte(call.Arguments), &args) == nil {
+		if p, ok := args[t.path].(string); ok && p != "" {
+			r["filePath"] = absPath(p, s.opts.Workspace)
+		}
 	}
 	return r
 }

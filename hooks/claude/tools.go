@@ -2,37 +2,84 @@ package claude
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/tackle-dev/tackle/tools"
 )
 
-// toolNames maps tackle's tools to Claude Code's names; other tools
-// (mcp__server__tool) keep theirs.
-var toolNames = map[string]string{
-	"bash":       "Bash",
-	"read_file":  "Read",
-	"write_file": "Write",
-	"edit_file":  "Edit",
-	"glob":       "Glob",
-	"grep":       "Grep",
-	"list_dir":   "LS",
+// claudeTools are tackle's own tools as Claude Code knows them, made on
+// first use from the tools' argument structs (tools.BashArgs …), whose
+// json tags are tackle's names of the arguments: Claude Code's name of
+// each tool, and its names of the arguments whose names differ, by the
+// argument's Go field. Other tools (mcp__server__tool) keep their names
+// and arguments.
+var claudeTools = sync.OnceValue(func() map[string]claudeTool {
+	filePath := map[string]string{"Path": "file_path"}
+	return map[string]claudeTool{
+		tools.Bash:      describe[tools.BashArgs]("Bash", map[string]string{"TimeoutMS": "timeout"}),
+		tools.ReadFile:  describe[tools.ReadFileArgs]("Read", filePath),
+		tools.WriteFile: describe[tools.WriteFileArgs]("Write", filePath),
+		tools.EditFile:  describe[tools.EditFileArgs]("Edit", filePath),
+		tools.Glob:      describe[tools.GlobArgs]("Glob", nil),
+		tools.Grep:      describe[tools.GrepArgs]("Grep", map[string]string{"Include": "glob", "IgnoreCase": "-i", "Context": "-C", "Before": "-B", "After": "-A"}),
+		tools.ListDir:   describe[tools.ListDirArgs]("LS", nil),
+	}
+})
+
+// claudeTool is one of tackle's tools as Claude Code knows it.
+type claudeTool struct {
+	name string // Claude Code's name
+	// fields are tackle's names of the arguments; rename maps those
+	// whose names differ to Claude Code's.
+	fields []string
+	rename map[string]string
+	// path is tackle's name of the argument that is a path, made absolute
+	// for Claude Code ("" when the tool has none).
+	path string
 }
 
-// fieldNames maps a tackle tool's argument names to Claude Code's, for
-// the fields whose names differ. A path field becomes absolute.
-var fieldNames = map[string]map[string]string{
-	"bash":       {"timeout_ms": "timeout"},
-	"read_file":  {"path": "file_path"},
-	"write_file": {"path": "file_path"},
-	"edit_file":  {"path": "file_path"},
-	"grep":       {"include": "glob", "ignore_case": "-i", "context": "-C", "before": "-B", "after": "-A"},
+// describe is the tool whose arguments are A, called name by Claude Code,
+// which names the arguments of the Go fields in rename otherwise. A's
+// field Path is a path. It panics when rename names a field A lacks (the
+// tests make them all).
+func describe[A any](name string, rename map[string]string) claudeTool {
+	t := claudeTool{name: name, rename: map[string]string{}}
+	at := reflect.TypeFor[A]()
+	for goName, claudeName := range rename {
+		f, ok := at.FieldByName(goName)
+		if !ok {
+			panic(fmt.Sprintf("claude: %s has no field %s", at, goName))
+		}
+		t.rename[jsonName(f)] = claudeName
+	}
+	for i := range at.NumField() {
+		f := at.Field(i)
+		t.fields = append(t.fields, jsonName(f))
+		if f.Name == "Path" {
+			t.path = jsonName(f)
+		}
+	}
+	return t
 }
 
-// claudeTool is the Claude Code name of a tackle tool.
-func claudeTool(name string) string {
-	if c, ok := toolNames[name]; ok {
-		return c
+// jsonName is the name of f in JSON: its json tag's.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// claudeName is the Claude Code name of a tackle tool.
+func claudeName(name string) string {
+	if t, ok := claudeTools()[name]; ok {
+		return t.name
 	}
 	return name
 }
@@ -49,20 +96,23 @@ func claudeInput(tool, args, root string) json.RawMessage {
 		b, _ := json.Marshal(args)
 		return b
 	}
+	t, builtin := claudeTools()[tool]
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if isPath(k) && toolNames[tool] != "" {
+		if builtin && k == t.path {
 			if s, ok := v.(string); ok {
 				v = absPath(s, root)
 			}
 		}
-		if c, ok := fieldNames[tool][k]; ok {
+		if c, ok := t.rename[k]; ok {
 			k = c
 		}
 		out[k] = v
 	}
-	if _, ok := out["path"]; !ok && tool == "list_dir" {
-		out["path"] = root
+	if tool == tools.ListDir {
+		if _, ok := out[t.path]; !ok {
+			out[t.path] = root // the workspace, where list_dir lists by default
+		}
 	}
 	b, _ := json.Marshal(out)
 	return b
@@ -73,22 +123,21 @@ func claudeInput(tool, args, root string) json.RawMessage {
 // root relative to it. Fields tackle's tool does not have are dropped
 // for the built-in tools (the tool would refuse them).
 func tackleArgs(tool string, input map[string]any, root string) (string, error) {
-	names := fieldNames[tool]
-	_, builtin := knownFields[tool]
+	t, builtin := claudeTools()[tool]
 	back := map[string]string{}
-	for t, c := range names {
-		back[c] = t
+	for tk, c := range t.rename {
+		back[c] = tk
 	}
 	out := make(map[string]any, len(input))
 	for k, v := range input {
-		if t, ok := back[k]; ok {
-			k = t
+		if tk, ok := back[k]; ok {
+			k = tk
 		}
 		if builtin {
-			if !knownField(tool, k) {
+			if !slices.Contains(t.fields, k) {
 				continue
 			}
-			if isPath(k) {
+			if k == t.path {
 				if s, ok := v.(string); ok {
 					v = relPath(s, root)
 				}
@@ -99,23 +148,6 @@ func tackleArgs(tool string, input map[string]any, root string) (string, error) 
 	b, err := json.Marshal(out)
 	return string(b), err
 }
-
-// knownFields are the argument names of tackle's built-in tools.
-var knownFields = map[string][]string{
-	"bash":       {"command", "timeout_ms"},
-	"read_file":  {"path", "offset", "limit"},
-	"write_file": {"path", "content"},
-	"edit_file":  {"path", "old_string", "new_string", "replace_all"},
-	"list_dir":   {"path"},
-	"glob":       {"pattern", "path"},
-	"grep":       {"pattern", "path", "include", "ignore_case", "context", "before", "after"},
-}
-
-func knownField(tool, k string) bool { return slices.Contains(knownFields[tool], k) }
-
-// isPath reports whether a built-in tool's argument (tackle's name)
-// holds a path.
-func isPath(k string) bool { return k == "path" }
 
 // absPath is p made absolute against root.
 func absPath(p, root string) string {

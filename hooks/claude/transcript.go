@@ -86,7 +86,7 @@ func (t *Transcript) write(m chat.Message) error {
 			content = append(content, block{Type: "text", Text: m.Content})
 		}
 		for _, c := range m.ToolCalls {
-			content = append(content, block{Type: "tool_use", ID: c.ID, Name: claudeTool(c.Name), Input: claudeInput(c.Name, c.Arguments, t.root)})
+			content = append(content, block{Type: "tool_use", ID: c.ID, Name: claudeName(c.Name), Input: claudeInput(c.Name, c.Arguments, t.root)})
 		}
 	case chat.RoleTool:
 		typ, content = "user", []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}

@@ -61,6 +61,10 @@ type conn struct {
 	written chan struct{}
 	// answered is set once the server answered a request (not the hello).
 	answered atomic.Bool
+	// junk counts the lines of its stdout that were not JSON-RPC; only
+	// the first maxJunkReports are reported one by one. Read and written
+	// by the reader goroutine alone.
+	junk int
 	// exited is closed when the process has exited, its output is read
 	// and the writer has returned; exitErr (guarded by mu, set before
 	// exited is closed) says how it ended.
@@ -259,6 +263,7 @@ func (c *conn) write() {
 
 // read reads the server's stdout line by line until it ends.
 func (c *conn) read() {
+	defer c.junkTotal()
 	r := bufio.NewReaderSize(c.stdout, 64<<10)
 	for {
 		line, err := readLine(r)
@@ -336,8 +341,31 @@ func (c *conn) garbage(err error) {
 	for _, ch := range pending {
 		ch <- reply{err: err}
 	}
-	if len(pending) == 0 {
+	c.junk++
+	switch {
+	case len(pending) > 0:
+	case c.junk <= maxJunkReports:
 		c.srv.set.report(fmt.Sprintf("process hook server %q: %v", c.srv.cfg.name, err))
+	case c.junk == maxJunkReports+1:
+		where := ""
+		if p := c.srv.log.Path(); p != "" {
+			where = " (each is noted in " + p + ")"
+		}
+		c.srv.set.report(fmt.Sprintf("process hook server %q goes on writing lines that are not JSON-RPC: they are counted, not shown%s", c.srv.cfg.name, where))
+	}
+}
+
+// maxJunkReports is how many lines that are not JSON-RPC are reported one
+// by one, per process; the rest are counted (a server writing its logs to
+// stdout would bury the transcript under warnings: 200,000 lines made up
+// to 400,000 warning lines).
+const maxJunkReports = 3
+
+// junkTotal reports how many lines were not JSON-RPC, when more were
+// than were reported one by one.
+func (c *conn) junkTotal() {
+	if c.junk > maxJunkReports {
+		c.srv.set.report(fmt.Sprintf("process hook server %q wrote %d lines that were not JSON-RPC in all", c.srv.cfg.name, c.junk))
 	}
 }
 

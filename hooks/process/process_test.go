@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/hooktest"
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/child"
 )
 
 var allEvents = []hooks.Event{hooks.OnPromptSubmit, hooks.PreLLMRequest, hooks.PreToolCall, hooks.PostToolCall, hooks.OnTurnEnd, hooks.OnAbort, hooks.PreCompact}
@@ -89,6 +91,10 @@ func TestFailedHandshakeIsReportedByNameAndNotUsed(t *testing.T) {
 			w := f.warnings.all()
 			if !strings.Contains(w, `process hook server "srv" is not used: handshake: `) || !strings.Contains(w, tt.want) {
 				t.Errorf("warnings = %q, want the server named and %q", w, tt.want)
+			}
+			// The log is named once (an exit at hello named it twice).
+			if n := strings.Count(w, "its stderr is in"); n != 1 {
+				t.Errorf("warnings name the log %d times: %q", n, w)
 			}
 			if len(f.set.Servers()) != 0 || f.reg.Len(hooks.PreToolCall) != 0 {
 				t.Errorf("a server that failed its handshake is used: %v", f.set.Servers())
@@ -632,4 +638,45 @@ func approvedBy(in *hooks.PreToolInput) string {
 		return ""
 	}
 	return in.Approval.Hook
+}
+
+// A server that floods its stderr while tackle runs keeps its log under
+// the cap (before, the log grew without bound until the next start: 789 MB
+// in 3.5 s), and the user is told once that older output is dropped.
+func TestFloodedStderrLogIsCapped(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	f.preTool(fmt.Sprintf(`{"flood":%d}`, 2*child.MaxLogSize>>20+4))
+	f.preTool(fmt.Sprintf(`{"flood":%d}`, child.MaxLogSize>>20))
+	f.close()
+	for _, name := range []string{"srv.log", "srv.log.old"} {
+		fi, err := os.Stat(filepath.Join(f.logDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > child.MaxLogSize {
+			t.Errorf("%s is %d bytes, over the cap of %d", name, fi.Size(), child.MaxLogSize)
+		}
+	}
+	if w := f.warnings.all(); strings.Count(w, "writes more than 8 MiB to stderr") != 1 || !strings.Contains(w, "older output is dropped") {
+		t.Errorf("warnings = %q, want one saying the log drops older output", w)
+	}
+}
+
+// A server writing its own log lines to stdout gets a few warnings and a
+// count, not one warning per line (200,000 lines made up to 400,000
+// warning lines, which buried the final answer in both front ends).
+func TestGarbageLinesAreCountedNotEachReported(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	f.preTool(`{"spam":5000}`)
+	f.close()
+	w := f.warnings.all()
+	lines := strings.Split(w, "\n")
+	if len(lines) > 6 {
+		t.Errorf("%d warnings for 5000 lines that are not JSON-RPC:\n%s", len(lines), strings.Join(lines[:10], "\n"))
+	}
+	for _, want := range []string{"goes on writing lines that are not JSON-RPC: they are counted, not shown", "wrote 5000 lines that were not JSON-RPC in all"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings lack %q:\n%s", want, w)
+		}
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +43,9 @@ type server struct {
 }
 
 func newServer(set *Set, cfg config) (*server, error) {
-	log, err := child.OpenLog(set.opts.LogDir, cfg.name)
+	log, err := child.OpenLog(set.opts.LogDir, cfg.name, func() {
+		set.report(fmt.Sprintf("process hook server %q writes more than %d MiB to stderr: its log keeps the newest output (%s and .old), older output is dropped", cfg.name, child.MaxLogSize>>20, filepath.Join(set.opts.LogDir, cfg.name+".log")))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,11 @@ func (s *server) connect(ctx context.Context) (*conn, []string, error) {
 	}
 	if err != nil {
 		c.kill()
-		return nil, nil, fmt.Errorf("handshake: %w%s", err, s.log.Where())
+		where := s.log.Where()
+		if strings.Contains(err.Error(), where) {
+			where = "" // the exit already names the log
+		}
+		return nil, nil, fmt.Errorf("handshake: %w%s", err, where)
 	}
 	c.grant = g
 	s.log.Note("hello: it calls itself %q; intercepts %v; observes %v (all: %v); approves: %v", g.name, g.intercept, g.observe, g.observeAll, g.approve)

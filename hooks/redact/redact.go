@@ -27,6 +27,10 @@ import (
 // HookName is the hook's name in the decision trace.
 const HookName = "redact-secrets"
 
+// HookPriority is the hook's priority: first of the post_tool_call hooks,
+// so that none of them sees a secret.
+const HookPriority = -1 << 20
+
 // Placeholder replaces each secret value of the environment; a secret
 // found by a pattern becomes "[REDACTED:name]", naming the pattern.
 const Placeholder = "[REDACTED]"
@@ -64,7 +68,7 @@ func Hook(secrets []string, s Settings) (hooks.Hook[hooks.PostToolInput, hooks.P
 func (r *Redactor) Hook() hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] {
 	return hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{
 		Name:     HookName,
-		Priority: -1 << 20,
+		Priority: HookPriority,
 		// Redaction guards every result, also one finished after the run
 		// was cancelled or a hook aborted it.
 		Protect: true,

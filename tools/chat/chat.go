@@ -6,6 +6,7 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -106,6 +107,19 @@ func (u Usage) Add(o Usage) Usage {
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
 		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 	}
+}
+
+// OneLine puts s on one line, for a progress line, a table's cell or a
+// reason written to a plain stream: every run of white space (line
+// breaks, tabs and carriage returns too) becomes one space, and with max
+// above 0 it is cut to max bytes as Quote cuts. (The terminal UI, which
+// shows hidden characters as escapes, marks line breaks instead.)
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if max > 0 {
+		s = Quote(s, max)
+	}
+	return s
 }
 
 // Quote returns s cut to at most max bytes on a UTF-8 boundary, followed by

@@ -30,7 +30,7 @@ func TestTailKeepsTheEndAtAWholeCharacter(t *testing.T) {
 
 func TestLogWithoutDirectoryDiscards(t *testing.T) {
 	t.Parallel()
-	l, err := OpenLog("", "x")
+	l, err := OpenLog("", "x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestLogWithoutDirectoryDiscards(t *testing.T) {
 func TestLogAppendsAndNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := OpenLog(filepath.Join(dir, "logs"), "srv")
+	l, err := OpenLog(filepath.Join(dir, "logs"), "srv", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +62,45 @@ func TestLogAppendsAndNames(t *testing.T) {
 	}
 	if !strings.Contains(l.Where(), filepath.Join(dir, "logs", "srv.log")) {
 		t.Errorf("Where = %q", l.Where())
+	}
+}
+
+// A child writing without end keeps its logs under twice the cap while it
+// runs (before, the file grew until the next start: 789 MB in 3.5 s), the
+// new file says where the earlier output went, and the user is told once.
+func TestLogIsCappedWhileWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	drops := 0
+	l, err := openLog(dir, "srv", 1000, func() { drops++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	for range 100 { // 10 times the cap
+		if _, err := l.Write(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	cur, err := os.ReadFile(filepath.Join(dir, "srv.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(filepath.Join(dir, "srv.log.old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur) > 1000+200 || len(old) > 1000+200 {
+		t.Errorf("logs of %d and %d bytes, want each about the cap of 1000", len(cur), len(old))
+	}
+	if !strings.HasPrefix(string(cur), "[tackle ") || !strings.Contains(string(cur), "srv.log.old, and anything older was dropped") {
+		t.Errorf("the new log does not say where the earlier output went: %.120q", cur)
+	}
+	if !strings.HasSuffix(string(cur), string(line)) {
+		t.Errorf("the newest output is not at the end of the log")
+	}
+	if drops != 1 {
+		t.Errorf("dropped called %d times, want once", drops)
 	}
 }

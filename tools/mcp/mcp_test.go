@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/child"
 	"github.com/tackle-dev/tackle/tools/child/childtest"
 	"github.com/tackle-dev/tackle/tools/mcp"
 	"github.com/tackle-dev/tackle/tools/mcp/mcptest"
@@ -420,5 +422,37 @@ func TestHTTPServerRestarted(t *testing.T) {
 	mcptest.StartHTTPAt(t, serverBin, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
 	if res := f.call(context.Background(), "mcp__web__echo", `{"text":"two"}`); res.Content != "echo: two" {
 		t.Errorf("echo after the server restarted = %+v", res)
+	}
+}
+
+// A server flooding its stderr while it runs keeps its log under the cap
+// (before, 896 MB in 1.4 s), and the user is told once.
+func TestFloodedStderrLogIsCapped(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var warned []string
+	f := start(t, map[string]mcp.Spec{"test": stdio(map[string]string{"MCPSERVER_FLOOD_MIB": strconv.Itoa(child.MaxLogSize>>20 + 2)})}, nil, func(o *mcp.Options) {
+		o.Warn = func(m string) { mu.Lock(); warned = append(warned, m); mu.Unlock() }
+	})
+	f.waitState("test", mcp.Ready)
+	for range 3 {
+		if res := f.call(t.Context(), "mcp__test__echo", `{"text":"hi"}`); res.Content != "echo: hi" {
+			t.Fatalf("echo = %+v", res)
+		}
+	}
+	f.set.Close() // the stderr copy ends with the process
+	for _, name := range []string{"test.log", "test.log.old"} {
+		fi, err := os.Stat(filepath.Join(f.logs, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > child.MaxLogSize {
+			t.Errorf("%s is %d bytes, over the cap of %d", name, fi.Size(), child.MaxLogSize)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warned) != 1 || !strings.Contains(warned[0], `MCP server "test" writes more than 8 MiB to stderr`) {
+		t.Errorf("warnings = %q, want one about the log", warned)
 	}
 }

@@ -69,7 +69,11 @@ type conn struct {
 }
 
 func newServer(set *Set, name, part string, spec Spec) (*server, error) {
-	log, err := child.OpenLog(set.opts.LogDir, part)
+	log, err := child.OpenLog(set.opts.LogDir, part, func() {
+		if set.opts.Warn != nil {
+			set.opts.Warn(fmt.Sprintf("MCP server %q writes more than %d MiB to stderr: its log keeps the newest output (%s and .old), older output is dropped", name, child.MaxLogSize>>20, filepath.Join(set.opts.LogDir, part+".log")))
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type Options struct {
 	// Report is told each change of a server's state. It is called on
 	// the Set's goroutines, one call at a time, and must return quickly.
 	Report func(Status)
+	// Warn, when set, is told what the user should know once about a
+	// server that goes on running: its stderr log overflowing. It may be
+	// called on any goroutine and must return quickly.
+	Warn func(string)
 	// Version is tackle's version, which the client gives servers.
 	Version string
 	// Grace is how long a stdio server has to exit after its stdin is

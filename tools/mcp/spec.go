@@ -262,3 +262,24 @@ func ValidateAll(specs map[string]Spec) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Merge is the servers a session runs: the user config's and a trusted
+// project's (.mcp.json). For a name both give, the user's server wins:
+// the user's approval rules (mcp__github__*) were written for the user's
+// server, and a repository must not get them for a server of its own by
+// naming it the same. The project servers left out are returned, sorted,
+// for a warning.
+func Merge(user, project map[string]Spec) (specs map[string]Spec, shadowed []string) {
+	specs = maps.Clone(project)
+	if specs == nil {
+		specs = map[string]Spec{}
+	}
+	for name := range user {
+		if _, ok := project[name]; ok {
+			shadowed = append(shadowed, name)
+		}
+	}
+	maps.Copy(specs, user)
+	slices.Sort(shadowed)
+	return specs, shadowed
+}

@@ -73,39 +73,72 @@ type Result struct {
 // a decision names who made it (ByYes, ByNonInteractive) for the event
 // stream. A pause from an on_turn_end hook cannot be answered without a
 // user and ends the run.
+//
+// A Runner that can answer pauses itself (the Worker: AnswerPausesWith)
+// is given these answers, so that a pause decided at once never shows
+// as a pause (no paused event, no paused record a killed run could be
+// continued from as if it waited).
 func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Writer) Result {
+	var res Result
+	atOnce(r, a, &res, stderr)
 	out, err := r.Run(ctx, prompt)
-	return drive(ctx, r, out, err, a, stderr)
+	return drive(ctx, r, out, err, a, &res, stderr)
 }
 
 // Continue answers a paused run with decisions (a person's answers, given
 // to a later process) and goes on like Drive.
 func Continue(ctx context.Context, r Runner, decisions []agent.Decision, a Answers, stderr io.Writer) Result {
+	var res Result
+	atOnce(r, a, &res, stderr)
 	out, err := r.Resume(ctx, decisions)
-	return drive(ctx, r, out, err, a, stderr)
+	return drive(ctx, r, out, err, a, &res, stderr)
+}
+
+// pauseAnswerer is a Runner that takes answers before it pauses.
+type pauseAnswerer interface {
+	AnswerPausesWith(func([]agent.PendingCall) ([]agent.Decision, bool))
+}
+
+// atOnce gives r, when it can take them, the answers Drive would give
+// its pauses, counting denials in res.
+func atOnce(r Runner, a Answers, res *Result, stderr io.Writer) {
+	pa, ok := r.(pauseAnswerer)
+	if !ok {
+		return
+	}
+	pa.AnswerPausesWith(func(pending []agent.PendingCall) ([]agent.Decision, bool) {
+		if a.Save && !a.approvesAll(pending) {
+			return nil, false // a person answers later
+		}
+		return a.decideAll(pending, res, stderr), true
+	})
+}
+
+// decideAll decides every call of pending, counting denials in res.
+func (a Answers) decideAll(pending []agent.PendingCall, res *Result, stderr io.Writer) []agent.Decision {
+	decisions := make([]agent.Decision, len(pending))
+	for i, p := range pending {
+		var denied bool
+		decisions[i], denied = a.decide(p, stderr)
+		if denied {
+			res.Denied++
+		}
+	}
+	return decisions
 }
 
 // drive decides the pauses of a run that returned out and err, until it
 // ends.
-func drive(ctx context.Context, r Runner, out agent.Outcome, err error, a Answers, stderr io.Writer) Result {
-	var res Result
+func drive(ctx context.Context, r Runner, out agent.Outcome, err error, a Answers, res *Result, stderr io.Writer) Result {
 	for err == nil && out.Status == agent.StatusPaused && len(out.Pending) > 0 {
 		if a.Save && !a.approvesAll(out.Pending) {
 			break
 		}
-		decisions := make([]agent.Decision, len(out.Pending))
-		for i, p := range out.Pending {
-			var denied bool
-			decisions[i], denied = a.decide(p, stderr)
-			if denied {
-				res.Denied++
-			}
-		}
-		out, err = r.Resume(ctx, decisions)
+		out, err = r.Resume(ctx, a.decideAll(out.Pending, res, stderr))
 	}
 	res.Outcome, res.Err = out, err
 	res.Saved = a.Save && err == nil && out.Status == agent.StatusPaused
-	return res
+	return *res
 }
 
 // approvesAll reports whether --yes answers every call of pending.

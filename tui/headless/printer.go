@@ -353,7 +353,7 @@ func (p *Printer) savedText(r Result) {
 	}
 	fmt.Fprintf(&b, "Paused; saved as session %s. %s for an answer:\n", r.Session, plural(len(pending), "1 call waits", fmt.Sprintf("%d calls wait", len(pending))))
 	for _, pc := range pending {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", pc.Call.ID, pc.Call.Name, oneLine(pc.Call.Arguments, 200))
+		fmt.Fprintf(&b, "  %s  %s  %s\n", pc.Call.ID, pc.Call.Name, chat.OneLine(pc.Call.Arguments, 200))
 		fmt.Fprintf(&b, "      %s\n", pauseNote(pc))
 	}
 	id := pending[0].Call.ID
@@ -380,12 +380,7 @@ func summary(c chat.ToolCall, summarize Summarizer) string {
 	if summarize != nil {
 		what = summarize(c)
 	}
-	return c.Name + "  " + oneLine(what, 120)
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return chat.Quote(s, max)
+	return c.Name + "  " + chat.OneLine(what, 120)
 }
 
 func statusMark(s chat.ResultStatus) string {

@@ -39,9 +39,9 @@ func TestDriveSavesAPauseItCannotAnswer(t *testing.T) {
 // Continue resumes with the given answers first.
 func TestContinueResumesWithTheAnswers(t *testing.T) {
 	r := &scriptedRunner{}
-	d := []agent.Decision{{CallID: "c1", Verdict: agent.Approve, By: "--approve"}}
+	d := []agent.Decision{{CallID: "c1", Verdict: agent.Approve, By: ByApprove}}
 	res := Continue(context.Background(), r, d, Answers{}, &bytes.Buffer{})
-	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || len(r.decisions) != 1 || r.decisions[0].By != "--approve" {
+	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || len(r.decisions) != 1 || r.decisions[0].By != ByApprove {
 		t.Fatalf("Continue = %+v, decisions %+v", res, r.decisions)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
-	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/tackle-dev/tackle/themes"
 )
 
@@ -84,54 +83,4 @@ func stream(r *Renderer, src string, n, width int) *Stream {
 		s.Render(width)
 	}
 	return s
-}
-
-// renderDiff compares two renders of src and describes the first
-// difference, or returns "" when they are the same. One difference is let
-// through, and logged: the colours of a line of a fenced code block, its
-// text the same. chroma gives each highlighting regexp a 250 ms match
-// timeout (regexp2's MatchTimeout, set in chroma's RegexLexer) and takes
-// a match that timed out for no match, lexing that text by another rule;
-// with -race on a busy two-core machine a match can be held up that long,
-// so two renders of the same code can colour it differently (seen in CI:
-// a Go comment coloured as text and punctuation).
-func renderDiff(t testing.TB, src, got, want string) string {
-	t.Helper()
-	if got == want {
-		return ""
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	if len(g) != len(w) {
-		return firstDiff(got, want)
-	}
-	code := fencedCode(src)
-	for i := range g {
-		if g[i] == w[i] {
-			continue
-		}
-		text := strings.TrimSpace(xansi.Strip(g[i]))
-		if text != strings.TrimSpace(xansi.Strip(w[i])) || text == "" || !strings.Contains(code, text) {
-			return firstDiff(got, want)
-		}
-		t.Logf("line %d of a code block coloured differently by two renders (chroma's regexp timeout under load): %q", i+1, text)
-	}
-	return ""
-}
-
-// fencedCode is the text of src's fenced code blocks, tabs expanded as
-// rendering expands them.
-func fencedCode(src string) string {
-	var b strings.Builder
-	in := false
-	for _, line := range strings.Split(expandTabs(src), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			in = !in
-			continue
-		}
-		if in {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

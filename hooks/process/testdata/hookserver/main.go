@@ -32,10 +32,12 @@
 //
 //	{"answer": RESULT, "error": {"code", "message"}, "do": "hang" | "crash" |
 //	 "garbage" | "long" | "exit", "stderr": TEXT, "raw": LINE, "tag": NAME,
-//	 "after": NAME, "batch": N}
+//	 "after": NAME, "batch": N, "flood": MIB, "spam": N}
 //
 // "raw" writes LINE to stdout before the answer; "long" writes a line of
-// 33 MiB instead of one.
+// 33 MiB instead of one; "flood" writes MIB mebibytes of lines to stderr
+// before the answer; "spam" writes N lines that are not JSON-RPC to
+// stdout before it.
 //
 // "after" holds the answer until the request tagged NAME was answered;
 // "batch" holds it until N requests with a batch arrived, and then
@@ -71,6 +73,8 @@ type directive struct {
 	Tag    string          `json:"tag"`
 	After  string          `json:"after"`
 	Batch  int             `json:"batch"`
+	Flood  int             `json:"flood"`
+	Spam   int             `json:"spam"`
 }
 
 var (
@@ -187,6 +191,15 @@ func hello(m message) {
 
 func request(m message) {
 	d := directiveOf(m.Method, m.Params)
+	for i := range d.Spam {
+		writeLine(fmt.Appendf(nil, "DEBUG: line %d of my log", i))
+	}
+	if d.Flood > 0 {
+		line := strings.Repeat("stderr flood ", 1<<10/13) + "\n"
+		for range d.Flood << 20 / len(line) {
+			os.Stderr.WriteString(line)
+		}
+	}
 	if d.Stderr != "" {
 		fmt.Fprintln(os.Stderr, d.Stderr)
 	}
@@ -289,7 +302,7 @@ func directiveOf(method string, params json.RawMessage) directive {
 		text = p.Focus
 	}
 	var d directive
-	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "") {
+	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &d) == nil && (d.Answer != nil || d.Error != nil || d.Do != "" || d.After != "" || d.Tag != "" || d.Batch > 0 || d.Stderr != "" || d.Raw != "" || d.Flood > 0 || d.Spam > 0) {
 		if d.Answer == nil && d.Error == nil {
 			d.Answer = defaultAnswer(method)
 		}

@@ -18,7 +18,8 @@
 // MCPSERVER_FAIL exits at once with that message on stderr;
 // MCPSERVER_SLOW_STARTED is a file slow writes "started" to when it
 // begins; MCPSERVER_TOKEN makes the HTTP server take only requests with
-// "Authorization: Bearer TOKEN".
+// "Authorization: Bearer TOKEN"; MCPSERVER_FLOOD_MIB makes echo write
+// that many mebibytes to stderr before it answers.
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,6 +119,12 @@ func newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserver", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Say the text back.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			if mib, _ := strconv.Atoi(os.Getenv("MCPSERVER_FLOOD_MIB")); mib > 0 {
+				line := strings.Repeat("stderr flood ", 1<<10/13) + "\n"
+				for range mib << 20 / len(line) {
+					os.Stderr.WriteString(line)
+				}
+			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Wait."},

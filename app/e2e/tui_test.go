@@ -1,0 +1,284 @@
+package e2e
+
+// End-to-end tests of the interactive UI: the built binary in a real
+// terminal (tmux), against the scripted OpenAI-compatible server. Keys go
+// in with send-keys; the screen comes back with capture-pane, polled until
+// the expected text appears or a deadline passes.
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tackle-dev/tackle/app"
+)
+
+func TestE2ETUIApprove(t *testing.T) {
+	e := newE2E(t, "tui_approve.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("say hello")
+	s.keys("Enter")
+	screen := s.waitFor("Allow bash?")
+	if !strings.Contains(screen, "$ echo hello-from-tool | tee ran.txt") {
+		t.Errorf("the modal does not show the command:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	s.keys("y")
+	screen = s.waitFor("The command printed its greeting.")
+	if !strings.Contains(screen, "✓ bash  echo hello-from-tool | tee ran.txt") {
+		t.Errorf("the tool call is not shown as run:\n%s", screen)
+	}
+	if got := e.toolResult(1, "call_echo"); !strings.Contains(got, "hello-from-tool") {
+		t.Errorf("tool result = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+	// The session stays in the terminal's scrollback after exit.
+	if all := s.capture(true); !strings.Contains(all, "› say hello") || !strings.Contains(all, "The command printed its greeting.") {
+		t.Errorf("the transcript is not in the scrollback after exit:\n%s", all)
+	}
+}
+
+func TestE2ETUIDeny(t *testing.T) {
+	e := newE2E(t, "tui_deny.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("say hello")
+	s.keys("Enter")
+	s.waitFor("Allow bash?")
+	s.keys("n")
+	screen := s.waitFor("Understood: I did not run it.")
+	if !strings.Contains(screen, "✗ bash  echo hello-from-tool | tee ran.txt  denied") {
+		t.Errorf("the denial is not shown:\n%s", screen)
+	}
+	if got := e.toolResult(1, "call_echo"); !strings.HasPrefix(got, "This tool call was denied") {
+		t.Errorf("tool result = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "ran.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-c")
+	s.waitFor("press ctrl+c again to quit")
+	s.keys("C-c")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+}
+
+func TestE2ETUIInterruptRunsOnAbort(t *testing.T) {
+	e := newE2E(t, "tui_stall.json")
+	e.config(`{"hooks": {"on_abort": [{"name": "note", "command": "cat > aborted.json"}]}}`)
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("think hard")
+	s.keys("Enter")
+	<-e.srv.Stalled()
+	s.waitFor("Thinking about it")
+	s.keys("Escape")
+	screen := s.waitFor("⏹ interrupted")
+	if strings.Contains(screen, "esc to interrupt") {
+		t.Errorf("the turn still runs:\n%s", screen)
+	}
+	b, err := os.ReadFile(filepath.Join(e.workspace, "aborted.json"))
+	if err != nil || !strings.Contains(string(b), `"on_abort"`) {
+		t.Errorf("the on_abort hook did not run: %v %s", err, b)
+	}
+	s.keys("C-d")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+}
+
+func TestE2ETUIResizeRewraps(t *testing.T) {
+	e := newE2E(t, "tui_answer.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("why does TestParse fail?")
+	s.keys("Enter")
+	s.waitFor("That is all.")
+	s.tmux("resize-window", "-t", s.name, "-x", "44", "-y", "30")
+	fits := func(screen string) bool {
+		for _, line := range strings.Split(screen, "\n") {
+			if len([]rune(strings.TrimRight(line, " "))) > 44 {
+				return false
+			}
+		}
+		return true
+	}
+	// The terminal reflows the old screen at once (tmux wraps the old
+	// lines, the status line too); the UI then redraws everything wrapped
+	// to the new width, with no words lost and the status line whole. The
+	// wait is for that redraw: a reflowed old screen can fit 44 columns
+	// and hold the answer's words too (a first version of this test took
+	// it for the redraw, and failed about once in 40 runs under load when
+	// the status line had been split by the reflow).
+	s.waitUntil("the answer re-wrapped to 44 columns", func(screen string) bool {
+		if !fits(screen) || !strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse : the parser drops the last field.") {
+			return false
+		}
+		for _, want := range []string{"func parse(s string) []string {", "That is all.", "e2e-model · default"} {
+			if !strings.Contains(screen, want) {
+				return false
+			}
+		}
+		return true
+	})
+	s.keys("C-d")
+	s.waitExit()
+}
+
+// TestE2ETUITrustDialog: before the UI starts, tackle shows the untrusted
+// project files and what they would run, and asks once; "n" leaves them
+// out (their hooks never run), "y" trusts them, the next start does not
+// ask, and a changed file is asked about again.
+func TestE2ETUITrustDialog(t *testing.T) {
+	e := newE2E(t, "project_trust.json")
+	writeProject(t, e, "")
+
+	s := e.startTUI()
+	screen := s.waitFor("Trust them as they are now")
+	if !strings.Contains(screen, ".tackle/config.json, which can run code") || !strings.Contains(screen, "touch marker-tackle") ||
+		!strings.Contains(screen, ".claude/settings.json, which can run code") || !strings.Contains(screen, "touch marker-claude") {
+		t.Errorf("the dialog does not show the files and their commands:\n%s", screen)
+	}
+	if strings.Count(screen, "[y/N]") != 1 {
+		t.Errorf("asked more than once:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("one")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 0 {
+		t.Fatalf("the untrusted hook ran: %v", m)
+	}
+
+	s = e.startTUI()
+	s.waitFor("Trust them as they are now")
+	s.typeText("y")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("two")
+	s.keys("C-d")
+	s.waitExit()
+	if m := e.markers(); len(m) != 2 {
+		t.Fatalf("the trusted hooks did not run: %v", m)
+	}
+
+	s = e.startTUI()
+	screen = s.waitFor("Ask tackle to do something")
+	if strings.Contains(s.capture(true), "[y/N]") {
+		t.Errorf("asked again for unchanged files:\n%s", screen)
+	}
+	s.keys("C-d")
+	s.waitExit()
+
+	p := filepath.Join(e.workspace, ".claude", "settings.json")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, ' '), 0o644)
+	s = e.startTUI()
+	screen = s.waitFor("Trust it as it is now")
+	if strings.Contains(screen, ".tackle/config.json") {
+		t.Errorf("asked about the unchanged file too:\n%s", screen)
+	}
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("Ask tackle to do something")
+	s.keys("C-d")
+	s.waitExit()
+}
+
+// TestE2ETUISlashMenuAndUndo: in the built binary, alt+up puts the item
+// cursor on the tool call, "/" opens the command menu, typing filters it,
+// tab completes, and /undo reverts the file the last turn wrote.
+func TestE2ETUISlashMenuAndUndo(t *testing.T) {
+	e := newE2E(t, "tui_undo.json")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("write notes")
+	s.keys("Enter")
+	s.waitFor("Allow write_file?")
+	s.keys("y")
+	s.waitFor("Wrote notes.md.")
+	notes := filepath.Join(e.workspace, "notes.md")
+	if _, err := os.Stat(notes); err != nil {
+		t.Fatalf("the turn did not write notes.md: %v", err)
+	}
+
+	// The item cursor reaches the tool call in a real terminal (alt+up).
+	s.keys("M-Up")
+	s.waitFor("›✓ write_file")
+	s.keys("Escape")
+	s.waitUntil("the cursor gone", func(sc string) bool { return !strings.Contains(sc, "›✓ write_file") })
+
+	s.typeText("/")
+	s.waitFor("/compact [focus]")
+	s.typeText("un")
+	screen := s.waitFor("/undo [N]")
+	if strings.Contains(screen, "/compact") {
+		t.Errorf("the menu does not filter:\n%s", screen)
+	}
+	s.keys("Tab")
+	s.waitUntil("the command completed", func(sc string) bool { return strings.Contains(sc, "› /undo") && !strings.Contains(sc, "/undo [N]") })
+	s.keys("Enter")
+	s.waitFor("deleted notes.md (created by the turn)")
+	if _, err := os.Stat(notes); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("notes.md after /undo: %v, want it gone", err)
+	}
+	s.keys("C-d")
+	s.waitExit()
+}
+
+// TestE2ETUIInlineResizeLeavesNoCopies: in --inline mode, resizing the
+// terminal narrower, wider, shorter and taller redraws the editor and the
+// status line in place: the terminal's whole history holds one editor
+// line and one status line, each within the final width.
+func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
+	e := newE2E(t, "tui_answer.json")
+	s := e.startTUI("--inline")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("why does TestParse fail?")
+	s.keys("Enter")
+	s.waitFor("That is all.")
+	s.typeText("draft")
+	for _, size := range [][2]int{{60, 30}, {44, 20}, {70, 40}, {50, 24}} {
+		w := size[0]
+		s.tmux("resize-window", "-t", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(size[1]))
+		// The status line redrawn for this width: on one line, whole.
+		s.waitUntil("the frame redrawn at "+strconv.Itoa(w)+" columns", func(sc string) bool {
+			for _, l := range strings.Split(sc, "\n") {
+				if strings.Contains(l, "e2e-model · default") && len([]rune(strings.TrimRight(l, " "))) <= w {
+					return strings.Contains(sc, "› draft")
+				}
+			}
+			return false
+		})
+	}
+	hist := s.capture(true)
+	if n := strings.Count(hist, "› draft"); n != 1 {
+		t.Errorf("the history holds %d editor lines, want 1:\n%s", n, hist)
+	}
+	if n := strings.Count(hist, "e2e-model · default"); n != 1 {
+		t.Errorf("the history holds %d status lines, want 1:\n%s", n, hist)
+	}
+	s.keys("C-u", "C-d")
+	s.waitExit()
+}

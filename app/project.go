@@ -1,0 +1,311 @@
+package app
+
+// The project layer: a project's .tackle/config.json, its MCP servers
+// (.mcp.json) and the hooks of its Claude Code settings
+// (.claude/settings.json, .claude/settings.local.json) can run code, so each is used only after the user trusted its current
+// contents (config.Trust, hash-pinned in the state directory): the
+// interactive UI asks once before it starts, showing what the file would
+// run; a piped run leaves an untrusted file out, saying so, unless
+// --trust-project is given.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tackle-dev/tackle/app/config"
+	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tools/mcp"
+)
+
+// projectLayer is what the project layer contributes, only from trusted files.
+type projectLayer struct {
+	// cfg is the trusted .tackle/config.json (zero when there is none, or
+	// it is not trusted).
+	cfg config.Config
+	// claude are the hooks of the trusted Claude Code settings files.
+	claude []claude.Source
+	// mcp are the MCP servers of the trusted .mcp.json.
+	mcp map[string]mcp.Spec
+}
+
+// projectFile is one file of the project that can run code.
+type projectFile struct {
+	path     string
+	contents []byte
+	// shows is what the trust question shows: what the file would run.
+	shows string
+}
+
+// projectFiles are the workspace's files that can run code, with their
+// contents. A Claude Code settings file without hooks runs nothing and is
+// left out, and so is the user's own ~/.claude/settings.json when the
+// workspace is the home directory (claude_hooks.user is its switch).
+func projectFiles(root, home string) ([]projectFile, error) {
+	var files []projectFile
+	tackle := filepath.Join(root, ".tackle", "config.json")
+	b, err := readIfExists(tackle)
+	if err != nil {
+		return nil, err
+	}
+	if b != nil {
+		files = append(files, projectFile{path: tackle, contents: b, shows: string(b)})
+	}
+	dotMCP := filepath.Join(root, ".mcp.json")
+	if b, err := readIfExists(dotMCP); err != nil {
+		return nil, err
+	} else if b != nil {
+		files = append(files, projectFile{path: dotMCP, contents: b, shows: string(b)})
+	}
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		p := filepath.Join(root, ".claude", name)
+		if home != "" && p == filepath.Join(home, ".claude", "settings.json") {
+			continue
+		}
+		b, err := readIfExists(p)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			continue
+		}
+		var s struct {
+			Hooks json.RawMessage `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			// Shown whole; trusting it then fails with the JSON error.
+			files = append(files, projectFile{path: p, contents: b, shows: string(b)})
+			continue
+		}
+		if len(s.Hooks) == 0 || bytes.Equal(s.Hooks, []byte("null")) || bytes.Equal(bytes.TrimSpace(s.Hooks), []byte("{}")) {
+			continue
+		}
+		var shown bytes.Buffer
+		json.Indent(&shown, s.Hooks, "", "  ")
+		files = append(files, projectFile{path: p, contents: b, shows: `{"hooks": ` + shown.String() + "}\n"})
+	}
+	return files, nil
+}
+
+func readIfExists(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("project config: %w", err)
+	}
+	return b, nil
+}
+
+// askTrust asks the user once whether to trust the files; true on "y".
+type askTrust func(files []projectFile) (bool, error)
+
+// openProject reads the project files of the workspace and keeps the
+// trusted ones: trusted before with these contents, or trusted now, all
+// at once, by --trust-project (trustAll) or by the user's answer to ask
+// (nil in a piped run). An untrusted file is left out with a note on
+// stderr.
+func openProject(workspace string, trustAll bool, env environ, ask askTrust, stderr io.Writer) (projectLayer, error) {
+	root, err := absWorkspace(workspace)
+	if err != nil {
+		return projectLayer{}, err
+	}
+	files, err := projectFiles(root, env.get("HOME"))
+	if err != nil || len(files) == 0 {
+		return projectLayer{}, usageErr(err)
+	}
+	trust, err := config.OpenTrust(env.get)
+	if err != nil {
+		return projectLayer{}, usageErr(err)
+	}
+	var use, untrusted []projectFile
+	for _, f := range files {
+		ok, err := trust.Trusted(f.path, f.contents)
+		switch {
+		case err != nil:
+			return projectLayer{}, usageErr(err)
+		case ok:
+			use = append(use, f)
+		default:
+			untrusted = append(untrusted, f)
+		}
+	}
+	if len(untrusted) > 0 {
+		yes := trustAll
+		if !yes && ask != nil {
+			if yes, err = ask(untrusted); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
+		}
+		for _, f := range untrusted {
+			if !yes {
+				fmt.Fprintf(stderr, "tackle: not using %s: it can run code and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
+				continue
+			}
+			if err := trust.Pin(f.path, f.contents); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
+			use = append(use, f)
+		}
+	}
+	var p projectLayer
+	for _, f := range files {
+		if slices.ContainsFunc(use, func(u projectFile) bool { return u.path == f.path }) {
+			if err := p.add(f); err != nil {
+				return projectLayer{}, usageErr(err)
+			}
+		}
+	}
+	return p, nil
+}
+
+func usageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// add takes a trusted file into the project layer.
+func (p *projectLayer) add(f projectFile) error {
+	if filepath.Base(f.path) == ".mcp.json" {
+		specs, err := mcp.Parse(f.contents)
+		if err == nil {
+			err = mcp.ValidateAll(specs)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		p.mcp = specs
+		return nil
+	}
+	if filepath.Base(f.path) == "config.json" {
+		cfg, err := config.Parse(f.contents)
+		if err != nil {
+			return config.InFile(f.path, err)
+		}
+		cfg.Path = f.path
+		if err := projectOnly(cfg); err != nil {
+			return err
+		}
+		p.cfg = cfg
+		return nil
+	}
+	src, err := claude.Load(f.path)
+	if err != nil {
+		return err
+	}
+	p.claude = append(p.claude, src)
+	return nil
+}
+
+// protect adds to pr the files the project's hooks and every Claude Code
+// hook run (their scripts), so that the model cannot rewrite a trusted
+// hook's script without asking.
+func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) approval.Protection {
+	pr.Files = append(pr.Files, hookScripts(p.cfg, root)...)
+	pr.Files = append(pr.Files, mcpScripts(p.mcp, root)...)
+	sources, err := claudeSources(user, p, env)
+	if err != nil {
+		return pr // registering the hooks reports it
+	}
+	// "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is the usual form.
+	expand := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", root, "$CLAUDE_PROJECT_DIR", root, `"`, "", "'", "")
+	var words []string
+	for _, src := range sources {
+		for _, groups := range src.Settings.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					words = append(words, strings.Fields(expand.Replace(h.Command))...)
+				}
+			}
+		}
+	}
+	pr.Files = append(pr.Files, scriptFiles(words, root)...)
+	return pr
+}
+
+// projectOnly refuses the fields a project config cannot set yet, so that
+// nothing in it is silently ignored.
+func projectOnly(cfg config.Config) error {
+	var fields []string
+	if cfg.ClaudeHooks.User {
+		fields = append(fields, "claude_hooks.user (your own ~/.claude/settings.json is yours to switch on)")
+	}
+	if b, _ := json.Marshal(cfg.Checks); string(b) != "{}" {
+		fields = append(fields, "checks")
+	}
+	if b, _ := json.Marshal(cfg.Redact); string(b) != "{}" {
+		fields = append(fields, "redact")
+	}
+	if len(cfg.HookServers) > 0 {
+		fields = append(fields, "hook_servers")
+	}
+	if len(cfg.MCPServers) > 0 {
+		fields = append(fields, "mcpServers (a project's MCP servers go in its .mcp.json)")
+	}
+	if len(fields) > 0 {
+		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))
+	}
+	return nil
+}
+
+// terminalTrust asks on the terminal, before the UI starts: it shows each
+// file and what it would run and reads one line from in.
+func terminalTrust(in io.Reader, out io.Writer) askTrust {
+	return func(files []projectFile) (bool, error) {
+		for _, f := range files {
+			fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine:\n\n%s\n", f.path, indent(f.shows))
+		}
+		q := "Trust it as it is now (tackle asks again if it changes)? [y/N] "
+		if len(files) > 1 {
+			q = "Trust them as they are now (tackle asks again if one changes)? [y/N] "
+		}
+		fmt.Fprint(out, q)
+		line, err := readLine(in)
+		if err != nil && line == "" {
+			return false, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		}
+		return false, nil
+	}
+}
+
+// readLine reads one line from in, a byte at a time so that nothing
+// after it is consumed (the UI reads the rest).
+func readLine(in io.Reader) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := in.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return b.String(), nil
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(strings.TrimRight(s, "\n")) {
+		b.WriteString("    " + line)
+	}
+	return b.String() + "\n"
+}

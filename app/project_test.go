@@ -1,0 +1,73 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		p = filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestProjectFiles: which project files need trust and what the question
+// shows.
+func TestProjectFiles(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".tackle/config.json":         `{"mode": "plan"}`,
+		".claude/settings.json":       `{"permissions": {"allow": ["Bash"]}}`, // no hooks: runs nothing
+		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make test"}]}]}}`,
+	})
+	files, err := projectFiles(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || !strings.HasSuffix(files[0].path, ".tackle/config.json") || !strings.HasSuffix(files[1].path, "settings.local.json") {
+		t.Fatalf("files %+v", files)
+	}
+	if !strings.Contains(files[1].shows, `"command": "make test"`) || strings.Contains(files[1].shows, "permissions") {
+		t.Errorf("shows %q", files[1].shows)
+	}
+	// The workspace is the home directory: ~/.claude/settings.json is the
+	// user's, switched on by claude_hooks.user.
+	writeFiles(t, root, map[string]string{".claude/settings.json": `{"hooks": {"Stop": []}}`})
+	if files, _ := projectFiles(root, root); len(files) != 2 {
+		t.Errorf("the user's own settings counted as the project's: %+v", files)
+	}
+}
+
+// TestProjectConfigRefusesUserOnlyFields: a trusted project config that
+// sets what only the user may set is refused, naming the fields, not
+// silently ignored; a broken Claude settings file fails only when
+// trusted.
+func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
+	var p projectLayer
+	err := p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"claude_hooks": {"user": true}, "checks": {"enabled": false}}`)})
+	if err == nil || !strings.Contains(err.Error(), "claude_hooks.user") || !strings.Contains(err.Error(), "checks") {
+		t.Errorf("got %v", err)
+	}
+	// A hook server from a repository would start a process for the
+	// session: not from a project config (yet), trusted or not.
+	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"hook_servers": [{"name": "s", "command": ["./s"]}]}`)})
+	if err == nil || !strings.Contains(err.Error(), "cannot set hook_servers") {
+		t.Errorf("hook_servers: got %v", err)
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{".claude/settings.json": `{"hooks": `})
+	files, err := projectFiles(root, "")
+	if err != nil || len(files) != 1 {
+		t.Fatalf("a broken settings file: %v %+v", err, files)
+	}
+	if err := p.add(files[0]); err == nil {
+		t.Error("a broken settings file was trusted without an error")
+	}
+}

@@ -1,0 +1,31 @@
+package markdown
+
+import (
+	"time"
+
+	"github.com/dlclark/regexp2"
+)
+
+// highlightTimeoutFloor is the least time a regexp of the code highlighter
+// gets before it is given up.
+//
+// chroma, which glamour highlights code blocks with, gives each of its
+// regexps a 250 ms match timeout and lexes the text of a match that timed
+// out by another rule. A match is short; but on a loaded machine the
+// goroutine doing it can be held up for that long, and then the same code
+// block is coloured differently from one render to the next (seen with
+// -race on two cores: a Go comment drawn as text and punctuation). The
+// colours of code must not depend on the machine's load, so the timeout
+// must not fire on real input, while a pathological regexp still ends.
+//
+// regexp2 checks its timeouts against a clock that a goroutine advances
+// once per check period, and gives every match at least one period more
+// than it asks for: with a period of highlightTimeoutFloor, no match is
+// given up before that much time has passed, whatever chroma asks for.
+const highlightTimeoutFloor = 10 * time.Second
+
+func init() {
+	// Before any regexp runs, so the clock goroutine never reads the
+	// period while it changes.
+	regexp2.SetTimeoutCheckPeriod(highlightTimeoutFloor)
+}
