@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ type Sandbox struct {
 	// scripts hooks and checks run).
 	protect func() []string
 	repos   *Repositories // the workspace's git directories, protected too
+	env     []string      // set for every command, over what it had
 	level   sandbox.Level
 
 	mu      sync.Mutex
@@ -44,6 +46,13 @@ func WithReadOnly(readOnly func() bool) SandboxOption {
 // at each command (they change as the workspace does).
 func WithProtected(protect func() []string) SandboxOption {
 	return func(s *Sandbox) { s.protect = protect }
+}
+
+// WithSandboxEnv sets variables (KEY=value) for every command in the sandbox,
+// over those it has: the sandbox's own build cache (GOCACHE), which a
+// command may write without reaching the one builds outside use.
+func WithSandboxEnv(kv ...string) SandboxOption {
+	return func(s *Sandbox) { s.env = append(s.env, kv...) }
 }
 
 // WithRepositories protects the git directories repos finds, and has it
@@ -128,6 +137,13 @@ func (s *Sandbox) Start(cmd *exec.Cmd, r Run) (done func() []string, err error) 
 		return func() []string { return nil }, cmd.Start()
 	}
 	p := s.policy(r)
+	if len(s.env) > 0 {
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append(slices.Clone(env), s.env...) // the last of a name wins
+	}
 	proc, err := sandbox.Start(cmd, p)
 	if err != nil {
 		return nil, err
