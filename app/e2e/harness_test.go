@@ -63,6 +63,13 @@ type e2e struct {
 	home      string // XDG_CONFIG_HOME and HOME
 	stdin     string
 	env       []string // added to tackle's environment
+	// bin is the binary to run, tackleBin when empty (a copy another
+	// user can run); prepare, when set, changes the command before it
+	// starts (another user's credentials); starter, when set, starts it
+	// instead of exec.Cmd.Start (where namespaces are refused).
+	bin     string
+	prepare func(*exec.Cmd)
+	starter func(*exec.Cmd) error
 }
 
 func newE2E(t *testing.T, script string) *e2e {
@@ -105,7 +112,11 @@ func (e *e2e) writeConfig(tb testing.TB, body string) {
 }
 
 func (e *e2e) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(tackleBin, args...)
+	bin := tackleBin
+	if e.bin != "" {
+		bin = e.bin
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -123,6 +134,9 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, e.env...)
 	if e.stdin != "" {
 		cmd.Stdin = strings.NewReader(e.stdin)
+	}
+	if e.prepare != nil {
+		e.prepare(cmd)
 	}
 	return cmd
 }
@@ -182,7 +196,14 @@ func (e *e2e) runEnv(env []string, stdin *os.File, args ...string) result {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	start := cmd.Start
+	if e.starter != nil {
+		start = func() error { return e.starter(cmd) }
+	}
+	err := start()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var exitErr *exec.ExitError
 	code := 0
 	if errors.As(err, &exitErr) {
@@ -262,7 +283,7 @@ func (e *e2e) startTUI(args ...string) *tmuxSession {
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
 	}
-	line = append(line, "TERM=xterm-256color", shellQuote(tackleBin))
+	line = append(line, "TERM=xterm-256color", shellQuote(cmd.Path))
 	for _, a := range args {
 		line = append(line, shellQuote(a))
 	}
