@@ -10,7 +10,9 @@ package e2e
 // same commands do what they aim at, so every case can fail.
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -290,4 +292,151 @@ func TestE2ESandboxContainsEachClass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// needPython returns python3, or skips the test: it needs one that has
+// PYTHONSAFEPATH (3.11).
+func needPython(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.version_info >= (3, 11))").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "True" {
+		t.Skipf("needs python3 3.11 or later (PYTHONSAFEPATH): %v %s", err, out)
+	}
+}
+
+// fileCall is a scripted call of write_file.
+func fileCall(id, path, content string) llmtest.ToolCall {
+	args, _ := json.Marshal(map[string]any{"path": path, "content": content})
+	return llmtest.Call(id, "write_file", string(args))
+}
+
+// TestE2EConfiguredCommandsAndModelCode is class 6: configured commands
+// (checks, hooks) run code the model wrote. What holds each way in:
+//
+//   - a check `python3 -m py_compile {files}` and a trusted project hook
+//     `python3 -m guardlib`: the files they import (py_compile.py,
+//     guardlib/) are protected, so write_file of them asks (a piped run
+//     denies it), in yolo too;
+//   - the same written by a command the policy cannot read: the sandbox
+//     refuses changing guardlib/policy.py (level landlock: reports it),
+//     and reports the py_compile.py it cannot refuse to create;
+//   - a planted py_compile.py is not imported by the check
+//     (PYTHONSAFEPATH=1), though the model's own python3 -m py_compile
+//     imports it: inside the sandbox it writes only in the workspace;
+//   - a check running the project's tests runs the test file the model
+//     wrote, by design: only the sandbox holds it.
+//
+// With --sandbox off the model's code writes outside the workspace, and
+// the rewritten guardlib runs in the hook at turn end.
+func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
+	needSandbox(t)
+	needPython(t)
+	for _, sr := range sandboxRuns {
+		t.Run(sr.name, func(t *testing.T) {
+			t.Parallel()
+			e := &e2e{t: t}
+			if sr.setup != nil {
+				sr.setup(t, e)
+			}
+			p := newPlaces(t, e, nil)
+			for rel, body := range map[string]string{
+				".tackle/config.json":  `{"hooks": {"on_turn_end": [{"name": "guard", "command": ["python3", "-m", "guardlib"]}]}}`,
+				"guardlib/__init__.py": "",
+				"guardlib/__main__.py": "from guardlib import policy\npolicy.check()\n",
+				"guardlib/policy.py":   "def check():\n    pass\n",
+			} {
+				mustWrite(t, filepath.Join(e.workspace, rel), body)
+			}
+			e.config(`{"checks": {"commands": [
+				{"name": "pycompile", "match": "*.py", "run": ["python3", "-m", "py_compile", "{files}"]},
+				{"name": "tests", "match": "*.py", "run": ["python3", "-m", "unittest", "discover", "-s", ".", "-p", "test_*.py"]}]}}`)
+			// What the model's code does: a line in the workspace (allowed),
+			// then a line outside it (the sandbox refuses).
+			payload := func(name string) string {
+				return fmt.Sprintf("import sys\nfor f in (%q, %q):\n    try:\n        open(f, 'a').write('safe_path=%%s\\n' %% sys.flags.safe_path)\n    except OSError:\n        pass\n",
+					filepath.Join(e.workspace, name+".log"), p.out(name+".log"))
+			}
+			shadow := payload("shadow")
+			policy := "def check():\n" + indent(payload("guard")) + "check()\n"
+			e.srv = llmtest.NewServer(t, llmtest.NewScript(
+				llmtest.ToolCalls(
+					fileCall("c6_shadow_write", "py_compile.py", shadow),
+					fileCall("c6_policy_write", "guardlib/policy.py", policy),
+					bashCall("c6_shadow_bash", eval("cat > py_compile.py <<'EOF'\n"+shadow+"EOF")),
+					bashCall("c6_policy_bash", eval("cat > guardlib/policy.py <<'EOF'\n"+policy+"EOF")),
+					fileCall("c6_a", "a.py", "x = 1\n"),
+					bashCall("c6_model_compile", eval("python3 -m py_compile a.py")),
+					fileCall("c6_test", "test_evil.py", payload("test")),
+				),
+				llmtest.Repeat(llmtest.Text("Done."))))
+			args := append(slices.Clone(sr.args), "--trust-project", "--mode", "yolo", "--max-parallel-tools", "1", "-p", "go")
+			r := e.run(args...)
+			level := runLevel(t, args, r.stderr)
+			if sr.level != "" && level != sr.level {
+				t.Fatalf("the run reports sandbox %s, want %s", level, sr.level)
+			}
+			if r.code != app.ExitDenied {
+				t.Errorf("exit %d, want %d: the writes of protected files are denied", r.code, app.ExitDenied)
+			}
+			result := func(id string) string { return e.toolResult(1, id) }
+			log := func(name string) string {
+				b, _ := os.ReadFile(filepath.Join(e.workspace, name+".log"))
+				return string(b)
+			}
+			// Protection: write_file of what configured commands import asks.
+			for _, id := range []string{"c6_shadow_write", "c6_policy_write"} {
+				if got := result(id); !strings.Contains(got, "denied") || !strings.Contains(got, "protected") {
+					t.Errorf("%s: %q, want it denied as protected", id, got)
+				}
+			}
+			// PYTHONSAFEPATH: the model's python3 -m py_compile imported the
+			// planted py_compile.py (a line with safe_path=False); the
+			// check did not (no line with safe_path=True).
+			if got := log("shadow"); got != "safe_path=False\n" {
+				t.Errorf("shadow.log %q: want one line, of the model's own run", got)
+			}
+			// The tests check ran the model's test file.
+			if got := log("test"); !strings.Contains(got, "safe_path=") {
+				t.Errorf("the tests check did not run test_evil.py: test.log %q", got)
+			}
+			guard := mustRead(t, filepath.Join(e.workspace, "guardlib", "policy.py"))
+			reported := strings.Contains(result("c6_policy_bash"), "changed protected paths")
+			switch level {
+			case "off":
+				if w := anyWritten(p.out("shadow.log"), p.out("test.log"), p.out("guard.log")); !strings.Contains(w, "shadow.log") || !strings.Contains(w, "test.log") || !strings.Contains(w, "guard.log") {
+					t.Errorf("--sandbox off: the model's code did not write outside (%s), so this test cannot tell", w)
+				}
+			default:
+				// The commands in the sandbox: the shadow the model ran and
+				// the test file the check ran write nothing outside.
+				if w := anyWritten(p.out("shadow.log"), p.out("test.log")); w != "" {
+					t.Errorf("sandbox %s: the model's code %s", level, w)
+				}
+				if !strings.Contains(result("c6_shadow_bash"), "changed protected paths") {
+					t.Errorf("sandbox %s: planting py_compile.py is not reported: %q", level, result("c6_shadow_bash"))
+				}
+			}
+			switch {
+			case level == "full" && guard != "def check():\n    pass\n":
+				t.Errorf("guardlib/policy.py was rewritten: %q", guard)
+			case level == "full" && exists(p.out("guard.log")):
+				t.Errorf("the hook ran model code: %s", mustRead(t, p.out("guard.log")))
+			case level == "landlock" && !reported:
+				// Level landlock cannot refuse the rewrite; it reports it.
+				// The hook, outside the sandbox, then runs the rewritten
+				// module at turn end all the same (a known gap: nothing
+				// stops configured commands whose files a command changed).
+				t.Errorf("sandbox landlock: guardlib/policy.py was rewritten (%q) and it is not reported", guard)
+			}
+		})
+	}
+}
+
+// indent indents each line of s by four spaces.
+func indent(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		b.WriteString("    " + line)
+	}
+	return b.String()
 }
