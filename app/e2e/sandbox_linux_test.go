@@ -180,6 +180,9 @@ func newPlaces(t *testing.T, e *e2e, owner func(string)) *places {
 	gitRepo(t, e.workspace)
 	mustWrite(t, filepath.Join(p.beside, "keep.txt"), "keep\n")
 	mustWrite(t, filepath.Join(e.home, ".bashrc"), bashrcBody)
+	// The go command's telemetry off: else, without the sandbox, a process
+	// of its own writes counters to the home after the run.
+	mustWrite(t, filepath.Join(e.home, ".config", "go", "telemetry", "mode"), "off\n")
 	mustWrite(t, filepath.Join(e.home, ".ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n"+fakeKeyBody+"\n-----END OPENSSH PRIVATE KEY-----\n")
 	if owner != nil {
 		owner(base)
