@@ -137,6 +137,10 @@ import (
 // HookName is the name the policy's hook has in the decision trace.
 const HookName = "approval"
 
+// maxQuoted bounds, in bytes, a command or arguments quoted in a reason
+// (chat.OneLine): the approval dialog shows them whole.
+const maxQuoted = 200
+
 // HookPriority is the priority of the policy's hook: hooks of a lower
 // priority run before it, and it judges the calls as they left them.
 const HookPriority = 100
@@ -736,10 +740,10 @@ func (s *subject) denied(deny []Rule) denial {
 			for i, r := range patterns {
 				switch matchDeny(strings.Fields(r.Pattern), args) {
 				case fullMatch:
-					return denial{rule: &patterns[i], what: oneLine(c.String())}
+					return denial{rule: &patterns[i], what: chat.OneLine(c.String(), maxQuoted)}
 				case maybeMatch:
 					if unsure == "" {
-						unsure = fmt.Sprintf("cannot tell whether %s is denied by %s", oneLine(c.String()), r)
+						unsure = fmt.Sprintf("cannot tell whether %s is denied by %s", chat.OneLine(c.String(), maxQuoted), r)
 					}
 				}
 			}
@@ -783,7 +787,7 @@ func (s *subject) pathDenied(rules []Rule) denial {
 	for _, list := range [][]*command{prog.cmds, prog.guesses} {
 		for _, c := range list {
 			a := s.assessed(c)
-			what := oneLine(c.String())
+			what := chat.OneLine(c.String(), maxQuoted)
 			for _, t := range a.writes {
 				if d := check(t.w, true, what); d.rule != nil {
 					return d
@@ -1065,11 +1069,11 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 		return ""
 	}
 	if a.config != "" {
-		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", oneLine(c.String()), a.config)
+		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", chat.OneLine(c.String(), maxQuoted), a.config)
 	}
 	for _, t := range a.writes {
 		if why := e.protectedTarget(t.w, true); why != "" {
-			return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
+			return fmt.Sprintf("%s writes to %s, which is protected (%s)", chat.OneLine(c.String(), maxQuoted), t.w.src, why)
 		}
 	}
 	if !a.mayWriteAny() {
@@ -1093,7 +1097,7 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 			// A word known only at run time counts where the table says
 			// the command writes it (above), not as any argument.
 			if why := e.protectedTarget(cw, false); why != "" {
-				return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
+				return fmt.Sprintf("%s names %s, which is protected (%s)", chat.OneLine(c.String(), maxQuoted), w.src, why)
 			}
 		}
 	}
@@ -1251,13 +1255,13 @@ func (s *subject) describe(kind tools.Kind) string {
 			what += " (read-only, the server says)"
 		}
 		if args := strings.TrimSpace(s.call.Arguments); args != "" && args != "{}" {
-			return fmt.Sprintf("%s wants to run with %s", what, oneLine(args))
+			return fmt.Sprintf("%s wants to run with %s", what, chat.OneLine(args, maxQuoted))
 		}
 		return what + " wants to run"
 	}
 	switch {
 	case name == ShellTool && s.hasCmd:
-		return fmt.Sprintf("%s wants to run: %s", name, oneLine(s.command))
+		return fmt.Sprintf("%s wants to run: %s", name, chat.OneLine(s.command, maxQuoted))
 	case kind == tools.KindEdit:
 		if p, ok := argString(s.call, "path"); ok && p != "" {
 			return fmt.Sprintf("%s wants to change %s", name, p)
@@ -1270,7 +1274,7 @@ func (s *subject) describe(kind tools.Kind) string {
 		return name + " wants to read files"
 	}
 	if args := strings.TrimSpace(s.call.Arguments); args != "" && args != "{}" {
-		return fmt.Sprintf("%s wants to run with %s", name, oneLine(args))
+		return fmt.Sprintf("%s wants to run with %s", name, chat.OneLine(args, maxQuoted))
 	}
 	return name + " wants to run"
 }
@@ -1291,18 +1295,4 @@ func argString(call chat.ToolCall, key string) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// oneLine shortens a command for a one-line reason; the approval UI shows
-// the full command separately.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		cut := 200
-		for cut > 0 && (s[cut]&0xC0) == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }
