@@ -503,11 +503,14 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	return pauseResult(reason)
 }
 
-// Protected says why call writes a protected path that no allow rule
-// names exactly, or "" (also when protection is off). A caller that
-// approves paused calls wholesale (tackle --yes) uses it to leave those
-// to a person.
-func (p *Policy) Protected(call chat.ToolCall) string {
+// HeldBack says why a blanket approval — one given to calls at once,
+// with no person looking at each: the UI's "approve these", tackle --yes
+// — must hold call back, or "" when it may approve it. It holds back a
+// call that writes a protected path no allow rule names exactly (the
+// pause step 4 makes, in every mode): a change there can run code later,
+// so a person answers for that call on its own. Nothing is held back
+// when protection is off.
+func (p *Policy) HeldBack(call chat.ToolCall) string {
 	p.mu.Lock()
 	allow, session := p.allow, p.session
 	p.mu.Unlock()
@@ -515,15 +518,35 @@ func (p *Policy) Protected(call chat.ToolCall) string {
 	return s.protected(s.kind, allow, session)
 }
 
-// ReadAllowed reports whether the file rel (workspace-relative,
-// slash-separated, symbolic links resolved) may be read: false when a
-// deny rule on reading covers it. The file tools take it as a filter, so
-// that a grep of a whole directory skips the file too.
+// Protected says why a write to the file rel would ask in every mode —
+// rel is protected and no allow rule names it exactly — or "" (also
+// when protection is off). rel is a path as the file tools resolve it:
+// relative to the workspace, slash-separated, symbolic links resolved;
+// or absolute, outside it. It agrees with what the policy decides for a
+// call of a file tool that writes rel (write_file, edit_file).
+func (p *Policy) Protected(rel string) string {
+	if p.env.prot.Off {
+		return ""
+	}
+	p.mu.Lock()
+	allow, session := p.allow, p.session
+	p.mu.Unlock()
+	rel, why := p.protectedWrite("", tools.EditsFiles, []string{p.relPath(rel)}, slices.Concat(allow, session))
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is protected (%s)", rel, why)
+}
+
+// ReadAllowed reports whether the file rel (as for Protected) may be
+// read: false when a deny rule on reading covers it, as it would a call
+// of a file tool that shows rel (read_file, grep). The file tools take it
+// as a filter, so that a grep of a whole directory skips the file too.
 func (p *Policy) ReadAllowed(rel string) bool {
 	p.mu.Lock()
 	deny := p.deny
 	p.mu.Unlock()
-	rel = path.Clean(filepath.ToSlash(rel))
+	rel = p.relPath(rel)
 	for _, r := range deny {
 		if p.ruleAccess(r.Tool)&tools.ReadsFiles == 0 {
 			continue
