@@ -3,9 +3,12 @@ package approval
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // TestPathQueriesAgreeWithCalls: Protected(path) and ReadAllowed(path),
@@ -71,6 +74,50 @@ func TestPathQueriesAgreeWithCalls(t *testing.T) {
 		}
 		if want := len(sent) - 2; readable != want {
 			t.Errorf("%d paths readable, want %d (all but the two in private/)", readable, want)
+		}
+	}
+}
+
+// TestPolicyJudgesTheArgumentsTheToolRuns: what the policy judges is what
+// the tool's own decoding gives, so arguments shaped to show the policy
+// one path or command and the tool another find no gap: a duplicate key
+// (the last wins for both), a key in another case (the tool refuses the
+// call; the policy judges the path anyway), a command hidden behind a
+// harmless first one.
+func TestPolicyJudgesTheArgumentsTheToolRuns(t *testing.T) {
+	root := t.TempDir()
+	reg := registryOn(t, root)
+	a, d, err := Rules{Allow: []string{"bash(ls *)", "write_file(notes.md)"}, Deny: []string{"bash(rm *)", "read_file(.env)"}}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Default mode: what runs without asking is what the allow rules
+	// cover.
+	p := New(Default, reg, WithRules(a, d), WithWorkspace(root))
+	for args, want := range map[string]hooks.PreToolAction{
+		`{"path":"notes.md","path":".git/config","content":"x"}`: pause,
+		`{"path":"notes.md","PATH":".git/config","content":"x"}`: pause,
+		`{"PATH":".git/config","content":"x"}`:                   pause,
+		`{"path":".git/config","path":"notes.md","content":"x"}`: cont,
+	} {
+		if got := p.Decide(chat.ToolCall{ID: "c", Name: tools.WriteFile, Arguments: args}); got.Action != want {
+			t.Errorf("write_file %s: %s %q, want %s", args, actionNames[got.Action], got.Reason, actionNames[want])
+		}
+	}
+	for args, want := range map[string]hooks.PreToolAction{
+		`{"command":"ls","command":"rm -rf .git"}`:   skip,
+		`{"command":"ls","COMMAND":"rm -rf .git"}`:   skip,
+		`{"command":"rm -rf .git","command":"ls"}`:   cont,
+		`{"path":"notes.md","path":".env"}`:          skip, // as read_file below
+		`{"command":"ls","timeout_ms":"x"}`:          cont, // refused by the tool; read anyway
+		`{"command":"rm -rf x","timeout_ms":"soon"}`: skip,
+	} {
+		name := tools.Bash
+		if strings.Contains(args, "path") {
+			name = tools.ReadFile
+		}
+		if got := p.Decide(chat.ToolCall{ID: "c", Name: name, Arguments: args}); got.Action != want {
+			t.Errorf("%s %s: %s %q, want %s", name, args, actionNames[got.Action], got.Reason, actionNames[want])
 		}
 	}
 }
