@@ -19,6 +19,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
 
@@ -51,6 +52,8 @@ type harness struct {
 	// stamps of the files the model reads and writes (session.KindFile):
 	// a later process taking the session up knows what the model has seen.
 	files atomic.Pointer[session.Recorder]
+	// sandbox is the OS sandbox of the commands run for the model.
+	sandbox *sandboxed
 }
 
 // newHarness opens the workspace and registers the built-in and configured
@@ -62,11 +65,21 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		return nil, usageError{err}
 	}
 	h := &harness{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
+	prot := st.Project.protect(protection(st.User, h.root, stdio.Env.get, st.NoProtect), st.User, h.root, stdio.Env)
+	h.sandbox, err = newSandbox(st, h.root, stdio.Env, prot, func() *approval.Policy { return h.policy })
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if w := h.sandbox.warning(); w != "" {
+		emit(agent.Warning{Message: w})
+	}
+	h.sandbox.sb.OnChanged(h.sandbox.changed(emit))
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	h.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return h.policy.ReadAllowed(rel) }),
-		tools.WithEnv(stdio.Env), tools.WithCheckpoints(h.checkpoints),
-		tools.WithFileObserver(h.recordFile))
+		tools.WithEnv(stdio.Env), tools.WithEnvAllow(st.User.EnvAllow), tools.WithCheckpoints(h.checkpoints),
+		tools.WithFileObserver(h.recordFile), tools.WithSandbox(h.sandbox.sb))
 	if state, err := config.StateDir(stdio.Env.get); err == nil {
 		h.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(h.journal)
@@ -80,12 +93,16 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	})
 	h.compaction = newCompaction(st, stdio.Env)
 
-	h.system, h.contextParts = systemPrompt(h.root, stdio.Env)
+	h.system, h.contextParts = systemPrompt(h.root, stdio.Env, h.sandbox.sb)
 
 	h.policy = approval.New(st.Mode, h.toolbox,
 		approval.WithPermissions(st.Perms),
 		approval.WithWorkspace(h.root),
-		approval.WithProtection(st.Project.protect(protection(st.User, h.root, stdio.Env.get, st.NoProtect), st.User, h.root, stdio.Env)),
+		approval.WithProtection(prot),
+		// Read-only commands run unasked only where the sandbox holds
+		// what a parser mistake would do: protected paths read-only.
+		approval.WithSandbox(h.sandbox.sb.Level() == sandbox.LevelFull),
+		approval.WithSandboxNetwork(st.SandboxNet),
 	)
 	h.hooks.PreToolCall(h.policy.Hook())
 	if err := h.registerHooks(ctx, stdio.Env, emit); err != nil {
@@ -132,6 +149,7 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	}
 	ccfg := *st.Checks
 	ccfg.Workspace, ccfg.Tools, ccfg.Env = h.root, h.toolbox, env
+	ccfg.Sandbox, ccfg.EnvAllow = h.sandbox.sb, st.User.EnvAllow
 	ccfg.Report = func(e checks.Event) { emit(checkEvent(e)) }
 	_, err = checks.Register(h.hooks, ccfg)
 	return err
@@ -193,6 +211,7 @@ func (h *harness) Close() error {
 	if h.journal != nil {
 		h.journal.Close()
 	}
+	h.sandbox.close()
 	return h.ws.Close()
 }
 
@@ -216,10 +235,10 @@ func cleanStaleTemps(dir string, emit func(agent.Event)) {
 // project's instruction files (AGENTS.md, CLAUDE.md) and the environment
 // (OS, shell, date, git status, Go version) added, and its parts for
 // /context.
-func systemPrompt(root string, env environ) (string, []tui.ContextPart) {
+func systemPrompt(root string, env environ, sb *tools.Sandbox) (string, []tui.ContextPart) {
 	base := agent.SystemPrompt(root)
 	parts := []tui.ContextPart{{Name: "tackle's instructions", Text: base}}
-	o := project.Options{Workspace: root, Env: env, Now: time.Now}
+	o := project.Options{Workspace: root, Env: env, Now: time.Now, Sandbox: sb}
 	if p, err := config.UserPath(env.get); err == nil {
 		o.UserDir = filepath.Dir(p)
 	}

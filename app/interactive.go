@@ -11,6 +11,7 @@ import (
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
 
@@ -96,7 +97,8 @@ func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 // about is what the UI's welcome block and /status say of the run:
 // version, endpoint, instruction files, hooks and the session's id.
 func about(st Settings, h *harness, u *uiConversations) tui.About {
-	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL)}
+	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL),
+		Sandbox: h.sandbox.status(), SandboxDetail: h.sandbox.describe(), SandboxFull: h.sandbox.sb.Level() == sandbox.LevelFull}
 	for _, p := range h.contextParts {
 		if f, ok := strings.CutPrefix(p.Name, "instructions "); ok {
 			a.Instructions = append(a.Instructions, f)

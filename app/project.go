@@ -212,26 +212,25 @@ func (p *projectLayer) add(f projectFile) error {
 // hook run (their scripts), so that the model cannot rewrite a trusted
 // hook's script without asking.
 func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) approval.Protection {
-	pr.Files = append(pr.Files, hookScripts(p.cfg, root)...)
-	pr.Files = append(pr.Files, mcpScripts(p.mcp, root)...)
+	var c configured
+	c.hooks(p.cfg, root)
+	c.mcp(p.mcp, root)
 	sources, err := claudeSources(user, p, env)
 	if err != nil {
-		return pr // registering the hooks reports it
+		return c.into(pr) // registering the hooks reports it
 	}
 	// "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is the usual form.
-	expand := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", root, "$CLAUDE_PROJECT_DIR", root, `"`, "", "'", "")
-	var words []string
+	expand := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", root, "$CLAUDE_PROJECT_DIR", root)
 	for _, src := range sources {
 		for _, groups := range src.Settings.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					words = append(words, strings.Fields(expand.Replace(h.Command))...)
+					c.script(expand.Replace(h.Command), root)
 				}
 			}
 		}
 	}
-	pr.Files = append(pr.Files, scriptFiles(words, root)...)
-	return pr
+	return c.into(pr)
 }
 
 // projectOnly refuses the fields a project config cannot set yet, so that
@@ -252,6 +251,13 @@ func projectOnly(cfg config.Config) error {
 	}
 	if len(cfg.MCPServers) > 0 {
 		fields = append(fields, "mcpServers (a project's MCP servers go in its .mcp.json)")
+	}
+	// What loosens the sandbox is the user's to give, never a repository's.
+	if cfg.Sandbox != "" || cfg.SandboxNetwork || len(cfg.SandboxWritable) > 0 || len(cfg.SandboxHidden) > 0 {
+		fields = append(fields, "sandbox, sandbox_network, sandbox_writable, sandbox_hidden (a repository cannot loosen the sandbox)")
+	}
+	if len(cfg.EnvAllow) > 0 {
+		fields = append(fields, "env_allow")
 	}
 	if len(fields) > 0 {
 		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))

@@ -12,8 +12,9 @@ import (
 
 // protection is what the approval policy protects beyond the names it
 // knows (.git, .env, .bashrc …): tackle's config and state directories,
-// the home directory's files, and the scripts the config runs as hooks
-// and checks. skip is --dangerously-skip-protection.
+// the home directory's files, and what the commands the config runs as
+// hooks, hook servers, checks and MCP servers execute or import. skip is
+// --dangerously-skip-protection.
 func protection(cfg config.Config, root string, getenv func(string) string, skip bool) approval.Protection {
 	home := getenv("HOME")
 	pr := approval.Protection{Home: home, Off: skip}
@@ -26,18 +27,50 @@ func protection(cfg config.Config, root string, getenv func(string) string, skip
 	if cfg.Path != "" {
 		pr.Files = append(pr.Files, cfg.Path)
 	}
-	pr.Files = append(pr.Files, hookScripts(cfg, root)...)
-	pr.Files = append(pr.Files, mcpScripts(cfg.MCPServers, root)...)
+	var c configured
+	c.hooks(cfg, root)
+	c.mcp(cfg.MCPServers, root)
+	return c.into(pr)
+}
+
+// configured collects the files and directories configured commands
+// execute or import: a model that rewrote one would have its code run
+// outside any approval (the next hook call, a check at turn end, an MCP
+// server started again after a crash).
+type configured struct {
+	files, dirs []string
+}
+
+// argv adds what the command argv, run in dir, executes or imports
+// (approval.CommandFiles: interpreter scripts, python -m's package, go
+// run's package, make's files …), and every word of it that names a file
+// (a path, or a file in dir).
+func (c *configured) argv(argv []string, dir string) {
+	f, d := approval.CommandFiles(argv, dir)
+	c.files = append(c.files, f...)
+	c.files = append(c.files, scriptFiles(argv, dir)...)
+	c.dirs = append(c.dirs, d...)
+}
+
+// script adds what a shell program run in dir executes or imports.
+func (c *configured) script(script, dir string) {
+	f, d := approval.ScriptFiles(script, dir)
+	c.files = append(c.files, f...)
+	c.files = append(c.files, scriptFiles(strings.Fields(script), dir)...)
+	c.dirs = append(c.dirs, d...)
+}
+
+func (c *configured) into(pr approval.Protection) approval.Protection {
+	pr.Files = append(pr.Files, c.files...)
+	pr.Dirs = append(pr.Dirs, c.dirs...)
 	return pr
 }
 
-// mcpScripts returns the files the stdio MCP servers run (see
-// hookScripts): a crashed server is started again at the next call of
-// one of its tools, so a server script the model rewrote would run
-// without a bash call to approve. A relative path is taken from the
-// server's directory (cwd, else the workspace).
-func mcpScripts(specs map[string]mcp.Spec, root string) []string {
-	var out []string
+// mcp adds what the stdio MCP servers run: a crashed server is started
+// again at the next call of one of its tools, so a server script the
+// model rewrote would run without a bash call to approve. A relative path
+// is taken from the server's directory (cwd, else the workspace).
+func (c *configured) mcp(specs map[string]mcp.Spec, root string) {
 	for _, s := range specs {
 		if s.Command == "" {
 			continue
@@ -49,35 +82,38 @@ func mcpScripts(specs map[string]mcp.Spec, root string) []string {
 				dir = filepath.Join(root, dir)
 			}
 		}
-		out = append(out, scriptFiles(append([]string{s.Command}, s.Args...), dir)...)
+		c.argv(append([]string{s.Command}, s.Args...), dir)
 	}
-	return out
 }
 
-// hookScripts returns the files the config's command hooks, hook servers
-// and check commands run, as absolute paths: every word of their commands that is a
-// path (it has a /, or names a file in the workspace, where they run). A
-// script that does not exist yet is included: the model must not be able
-// to create it either.
-func hookScripts(cfg config.Config, root string) []string {
-	var words []string
+// hooks adds what the config's command hooks, hook servers, check
+// commands and linters run, in the workspace. What does not exist yet
+// is included: the model must not be able to create it either.
+func (c *configured) hooks(cfg config.Config, root string) {
 	for _, specs := range cfg.Hooks {
 		for _, s := range specs {
-			words = append(words, s.Command.Argv...)
-			words = append(words, strings.Fields(s.Command.Script)...)
+			if len(s.Command.Argv) > 0 {
+				c.argv(s.Command.Argv, root)
+			}
+			if s.Command.Script != "" {
+				c.script(s.Command.Script, root)
+			}
 		}
 	}
 	for _, s := range cfg.HookServers {
-		words = append(words, s.Command...)
+		c.argv(s.Command, root)
 	}
-	for _, c := range cfg.Checks.Commands {
-		words = append(words, c.Run...)
+	for _, cmd := range cfg.Checks.Commands {
+		c.argv(cmd.Run, root)
 	}
-	return scriptFiles(words, root)
+	for _, l := range cfg.Checks.Linters {
+		c.argv([]string{l}, root)
+	}
 }
 
 // scriptFiles are the words of commands that are paths of files, made
-// absolute against root (see hookScripts).
+// absolute against root: every word that has a /, or names a file in
+// root.
 func scriptFiles(words []string, root string) []string {
 	var out []string
 	for _, w := range words {

@@ -47,6 +47,8 @@ type Settings struct {
 	ReplyTimeout time.Duration
 	Theme        string
 	OnPause      string // deny or save
+	Sandbox      string // auto or off
+	SandboxNet   bool   // --sandbox-network
 
 	// The settings only a flag gives.
 	Output        string // text, json or stream-json
@@ -105,6 +107,7 @@ func resolve(kctx *kong.Context, c *cli, deny []string, user config.Config, proj
 		Model:     c.Model, BaseURL: c.BaseURL, Mode: approval.Mode(c.Mode), Effort: c.Effort,
 		MaxRequests: c.MaxRequests, MaxParallel: c.MaxParallel, MaxRetries: c.MaxRetries,
 		FirstToken: c.FirstToken, StreamIdle: c.StreamIdle, ReplyTimeout: c.ReplyTimeout, Theme: c.Theme, OnPause: c.OnPause,
+		Sandbox: c.Sandbox, SandboxNet: c.SandboxNet,
 		Output: c.Output, ShowReasoning: c.ShowReason, Yes: c.Yes, Inline: c.Inline,
 		NoProtect: c.NoProtect, RecordHooks: c.RecordHooks, Resuming: c.Continue || c.Resume.set,
 		User: user, Project: project,
@@ -175,6 +178,8 @@ func (st *Settings) settings() []setting {
 		fileSetting("reasoning-effort", &st.Effort, func(f *config.Config) *string { return ifSet(f.ReasoningEffort) }, wantEffort),
 		fileSetting("theme", &st.Theme, func(f *config.Config) *string { return ifSet(f.Theme) }, st.wantTheme),
 		fileSetting("on-pause", &st.OnPause, func(f *config.Config) *string { return ifSet(f.OnPause) }, wantOneOf("deny", "save")),
+		fileSetting("sandbox", &st.Sandbox, func(f *config.Config) *string { return ifSet(f.Sandbox) }, wantOneOf("auto", "off")),
+		fileSetting("sandbox-network", &st.SandboxNet, func(f *config.Config) *bool { return ifSet(f.SandboxNetwork) }, nil),
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools/sandbox"
 )
 
 // Limits of the bash tool.
@@ -38,10 +40,25 @@ var bashDescription string
 type BashArgs struct {
 	Command   string `json:"command" jsonschema:"The command to run with bash -c in the workspace root."`
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"How long the command may run, in milliseconds, at most 600000 (10 minutes). Default 120000 (2 minutes)."`
+	// The ways out of the sandbox: each is asked of the user, in every
+	// mode (see approval's escapes).
+	Network        bool `json:"network,omitempty" jsonschema:"Give the command network access, which tackle's sandbox does not give by default. Set it only when the command needs the network (downloading dependencies, calling a service); the user is asked."`
+	OutsideSandbox bool `json:"outside_sandbox,omitempty" jsonschema:"Run the command outside tackle's sandbox. Set it only after the command failed because the sandbox refused it something it needs (a write outside the workspace, a protected file); the user is asked."`
 }
 
-// Summary gives the command.
-func (a BashArgs) Summary() string { return a.Command }
+// Summary gives the command, and the way out of the sandbox it asks for.
+func (a BashArgs) Summary() string {
+	switch {
+	case a.OutsideSandbox:
+		return a.Command + "  [outside the sandbox]"
+	case a.Network:
+		return a.Command + "  [with network]"
+	}
+	return a.Command
+}
+
+// run is how the call runs in the sandbox.
+func (a BashArgs) run() Run { return Run{Network: a.Network} }
 
 type bashConfig struct {
 	env            []string // nil: the process environment
@@ -51,10 +68,12 @@ type bashConfig struct {
 	maxTimeout     time.Duration
 }
 
-// bashTool is bash: it runs a command in the workspace root.
+// bashTool is bash: it runs a command in the workspace root, inside the
+// sandbox when there is one.
 type bashTool struct {
-	dir string // where commands run: the workspace root
-	cfg bashConfig
+	dir     string // where commands run: the workspace root
+	cfg     bashConfig
+	sandbox *Sandbox
 }
 
 func (t bashTool) tool() *Tool {
@@ -90,8 +109,15 @@ func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
 	}
 	defer pr.Close()
 	cmd := t.command(shell, a.Command, env, pw)
-	err = cmd.Start()
+	sb := t.sandbox
+	if a.OutsideSandbox {
+		sb = nil // approved as such: the user was asked
+	}
+	changes, err := sb.Start(cmd, a.run())
 	pw.Close()
+	if errors.Is(err, sandbox.ErrLaunch) {
+		return launchFailed(err), nil
+	}
 	if err != nil {
 		return Fail("Could not start the command: %v.", err), nil
 	}
@@ -106,6 +132,12 @@ func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
 	if leftovers {
 		text += "[The command left processes running in the background; they were stopped. Run servers and watchers in the foreground with a timeout instead.]\n"
 	}
+	if changed := changes(); len(changed) > 0 {
+		text += fmt.Sprintf("[The command changed protected paths, which it may not: %s. The user has been told.]\n", strings.Join(changed, ", "))
+	}
+	if sb != nil && p.waitErr != nil && sandbox.Blocked(text, p.waitErr) {
+		text += sb.blockedNote(a.run())
+	}
 	return exitResult(text, p.waitErr)
 }
 
@@ -114,7 +146,7 @@ func (t bashTool) preview(a BashArgs) Preview {
 	timeout, _, why := t.cfg.timeout(a)
 	p := Preview{
 		Summary: a.Summary(),
-		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond},
+		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond, Network: a.Network, OutsideSandbox: a.OutsideSandbox},
 	}
 	if why != "" {
 		p.Problem = willFail("command", why)

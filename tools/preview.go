@@ -60,6 +60,9 @@ type CommandRun struct {
 	// for (zero when none), which the limit may have cut.
 	Timeout time.Duration
 	Asked   time.Duration
+	// Network and OutsideSandbox are the ways out of the sandbox the call
+	// asks for: network access, or no sandbox at all.
+	Network, OutsideSandbox bool
 }
 
 // Arg is one argument of a call: its name and its value (a string as it

@@ -39,6 +39,7 @@ type options struct {
 	readable     readFilter
 	checkpoints  *Checkpoints
 	observeFiles func(FileStamp)
+	sandbox      *Sandbox
 }
 
 // Option configures a Registry.
@@ -83,6 +84,11 @@ func WithCheckpoints(c *Checkpoints) Option {
 	return func(o *options) { o.checkpoints = c }
 }
 
+// WithSandbox runs the bash tool's commands in s (nil: none).
+func WithSandbox(s *Sandbox) Option {
+	return func(o *options) { o.sandbox = s }
+}
+
 // WithFileObserver makes the Registry tell observe each file stamp it
 // records (a read, a write, an acknowledged change), for a session to
 // keep; observe may be called from parallel calls at once.
@@ -125,7 +131,7 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		listDirTool{ws: ws}.tool(),
 		globTool{ws: ws}.tool(),
 		grepTool{ws: ws, readable: o.readable}.tool(),
-		bashTool{dir: ws.Dir(), cfg: o.bash}.tool(),
+		bashTool{dir: ws.Dir(), cfg: o.bash, sandbox: o.sandbox}.tool(),
 	} {
 		if err := r.Add(t); err != nil {
 			panic(err) // the built-in names are distinct

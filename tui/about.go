@@ -27,6 +27,13 @@ type About struct {
 	// Session returns the current session's id ("" when it is not
 	// recorded).
 	Session func() string
+	// Sandbox is the OS sandbox of the commands in a few words for the
+	// status line ("sandbox", "sandbox (landlock)", "no sandbox",
+	// "sandbox off"); SandboxFull says it is the whole sandbox (else the
+	// status line shows it as a warning); SandboxDetail is the
+	// sandbox for /status: what commands may do, what is not covered.
+	Sandbox, SandboxDetail string
+	SandboxFull            bool
 }
 
 // Price is what a model costs, in dollars per million tokens.
@@ -81,6 +88,9 @@ func (m *Model) showStatus() {
 		{"endpoint", cmp.Or(a.Endpoint, "(default)")},
 		{"mode", string(m.mode)},
 		{"workspace", m.opts.Workdir},
+	}
+	if a.SandboxDetail != "" {
+		rows = append(rows, [2]string{"sandbox", a.SandboxDetail})
 	}
 	if a.Session != nil {
 		rows = append(rows, [2]string{"session", cmp.Or(a.Session(), "(not recorded)")})

@@ -388,6 +388,12 @@ func commandBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 		}
 		out = append(out, wrapHard(st.Accent.Render(prefix), "  ", l, inner)...)
 	}
+	switch {
+	case c.OutsideSandbox:
+		out = append(out, "", st.Warn.Render("outside the sandbox: ")+st.Muted.Render("it runs with all your rights (writes anywhere, reads your secrets, reaches the network)"))
+	case c.Network:
+		out = append(out, "", st.Warn.Render("with network: ")+st.Muted.Render("it may reach any host"))
+	}
 	if c.Asked > 0 {
 		timeout := c.Timeout.String()
 		if c.Asked != c.Timeout {

@@ -29,6 +29,10 @@ func (m *Model) statusLine() string {
 		{text: m.model, drop: 2},
 		{text: string(m.mode), drop: 1},
 	}
+	sandbox := m.opts.About.Sandbox
+	if sandbox != "" {
+		parts = append(parts, part{text: sandbox, drop: 2})
+	}
 	if m.usage.TotalTokens > 0 {
 		tok := tokens(m.usage.TotalTokens) + " tok"
 		parts = append(parts, part{text: tok, drop: 3})
@@ -60,7 +64,8 @@ func (m *Model) statusLine() string {
 				continue
 			}
 			style := st.StatusBarValue
-			if p.text == m.retry || (p.text == ctx && m.ctxUsed*100 >= contextWarn*m.ctxWindow) || (failed != "" && (p.text == failed || p.text == "mcp ✗")) {
+			if p.text == m.retry || (p.text == ctx && m.ctxUsed*100 >= contextWarn*m.ctxWindow) || (failed != "" && (p.text == failed || p.text == "mcp ✗")) ||
+				(p.text == sandbox && !m.opts.About.SandboxFull) {
 				style = st.Warn
 			}
 			out = append(out, style.Render(p.text))

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/sandbox"
+	"github.com/tackle-dev/tackle/tools/sandbox/sandboxtest"
 )
 
 // Each test plants what would make a git (or go) tackle runs at start
@@ -206,5 +210,30 @@ func TestGoVersionOfTheRealToolchain(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(modcache); len(entries) > 0 {
 		t.Errorf("something was downloaded into the module cache: %v", entries)
+	}
+}
+
+// TestStartupGitInTheSandbox: with a sandbox, tackle's git status runs in
+// it, the workspace read-only, and still says what it says outside.
+func TestStartupGitInTheSandbox(t *testing.T) {
+	requireGit(t)
+	sandboxtest.Require(t, sandbox.LevelLandlock)
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	write(t, filepath.Join(repo, "a.txt"), "a\n")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "first")
+	write(t, filepath.Join(repo, "a.txt"), "changed\n")
+	sb, rep := tools.NewSandbox(sandbox.Policy{Workspace: repo, TempDir: t.TempDir()})
+	if sb == nil {
+		t.Fatalf("no sandbox: %v", rep)
+	}
+	c, err := Gather(context.Background(), Options{Workspace: repo, Now: func() time.Time { return day },
+		Env: append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null"), Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Environment, "git branch: main") || !strings.Contains(c.Environment, "git status: 1 changed or untracked\n   M a.txt") {
+		t.Errorf("environment from the sandbox:\n%s", c.Environment)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/child"
 )
 
@@ -52,6 +53,10 @@ type Options struct {
 	Env []string
 	// Now is the clock (the date in the environment block).
 	Now func() time.Time
+	// Sandbox, when set, runs git in the OS sandbox with the workspace
+	// read-only: whatever a planted repository's configuration would
+	// run stays inside it (hardened.go turns off what it can first).
+	Sandbox *tools.Sandbox
 }
 
 // Gather reads the instruction files and builds the environment block.
@@ -146,7 +151,7 @@ func environment(ctx context.Context, o Options, gitRoot string) (string, error)
 	fmt.Fprintf(&b, "date: %s\n", now().Format("2006-01-02 (Monday)"))
 	fmt.Fprintf(&b, "workspace: %s\n", o.Workspace)
 	if gitRoot != "" {
-		git, err := gitStatus(ctx, gitRoot, o.Env)
+		git, err := gitStatus(ctx, gitRoot, o.Env, o.Sandbox)
 		if err != nil {
 			return "", err
 		}
@@ -169,7 +174,7 @@ const maxStatusLines = 20
 
 // gitStatus returns the branch and a short status of the repository
 // whose work tree is root, run hardened (hardened.go).
-func gitStatus(ctx context.Context, root string, env []string) (string, error) {
+func gitStatus(ctx context.Context, root string, env []string, sb *tools.Sandbox) (string, error) {
 	path := os.Getenv("PATH")
 	if env != nil {
 		path, _ = child.LookupEnv(env, "PATH")
@@ -180,7 +185,7 @@ func gitStatus(ctx context.Context, root string, env []string) (string, error) {
 	}
 	env = gitEnv(env)
 	argv := gitCommand(ctx, gitBin, root, env, "status", "--porcelain=v1", "--branch", "--untracked-files=normal", "--ignore-submodules=all")
-	out, err := run(ctx, root, env, argv[0], argv[1:]...)
+	out, err := runIn(ctx, sb, root, env, argv[0], argv[1:]...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -213,13 +218,23 @@ func gitStatus(ctx context.Context, root string, env []string) (string, error) {
 // run runs a program in dir with env (nil: the process's) and a time
 // limit, and returns its trimmed output.
 func run(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
+	return runIn(ctx, nil, dir, env, name, args...)
+}
+
+// runIn is run in the sandbox sb (nil: none), the workspace read-only.
+func runIn(ctx context.Context, sb *tools.Sandbox, dir string, env []string, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	done, err := sb.Start(cmd, tools.Run{ReadOnly: true})
+	if err == nil {
+		err = cmd.Wait()
+		done()
+	}
+	if err != nil {
 		if msg := strings.TrimSpace(errb.String()); msg != "" {
 			return "", fmt.Errorf("%s: %s", name, firstLine(msg))
 		}

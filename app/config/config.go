@@ -58,6 +58,19 @@ type Config struct {
 	// OnPause is what a non-interactive run does with a call that needs
 	// approval: "deny" (the default) or "save" (--on-pause).
 	OnPause string `json:"on_pause,omitempty"`
+	// Sandbox is the OS sandbox of the commands tackle runs for the model:
+	// "auto" (the default) or "off" (--sandbox). SandboxNetwork lets
+	// every command reach the network. SandboxWritable are more
+	// directories commands may write (caches: ~ for the home directory);
+	// SandboxHidden more paths they may not read. Only the user config
+	// may set them: a repository cannot loosen the sandbox.
+	Sandbox         string   `json:"sandbox,omitempty"`
+	SandboxNetwork  bool     `json:"sandbox_network,omitempty"`
+	SandboxWritable []string `json:"sandbox_writable,omitempty"`
+	SandboxHidden   []string `json:"sandbox_hidden,omitempty"`
+	// EnvAllow adds names (or NAME_* patterns) to the variables the
+	// commands tackle runs for the model get (tools.DefaultEnvAllow).
+	EnvAllow []string `json:"env_allow,omitempty"`
 	// Keys rebinds the interactive UI's keys: action → keys, e.g.
 	// {"expand": ["ctrl+e"]} (see README's key table).
 	Keys map[string][]string `json:"keys,omitempty"`

@@ -18,3 +18,17 @@ func StateDir(getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(home, ".local", "state", "tackle"), nil
 }
+
+// CacheDir is tackle's cache directory: $XDG_CACHE_HOME/tackle, or
+// ~/.cache/tackle. What is there can be made again (the sandbox's own Go
+// build cache).
+func CacheDir(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "tackle"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("cache directory: neither XDG_CACHE_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".cache", "tackle"), nil
+}

@@ -205,12 +205,13 @@ type Policy struct {
 	root      string
 	env       pathEnv
 
-	mu        sync.Mutex
-	mode      Mode
-	sandboxed bool // bash commands run in an OS sandbox (readonly.go)
-	allow     []Rule
-	deny      []Rule
-	session   []Rule // approve-always rules, in the order they were added
+	mu         sync.Mutex
+	mode       Mode
+	sandboxed  bool // bash commands run in an OS sandbox (readonly.go)
+	sandboxNet bool // and reach the network (escape.go)
+	allow      []Rule
+	deny       []Rule
+	session    []Rule // approve-always rules, in the order they were added
 
 	// perms are the allow and deny rules with their sources, when set by
 	// WithPermissions (permissions.go).
@@ -314,6 +315,9 @@ func (p *Policy) SessionRules() []string {
 func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	s := p.subject(call)
 	if call.Name == ShellTool {
+		if s.escape() != "" {
+			return nil // a way out of the sandbox is approved once (escape.go)
+		}
 		return s.alwaysShell()
 	}
 	if s.server == "" && s.access != 0 {
@@ -452,7 +456,11 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	kind := s.kind
 	// readOnly: a bash program that only reads, where a sandbox holds
 	// what it does (readonly.go).
-	readOnly := sandboxed && kind == tools.KindExec && s.notReadOnly() == ""
+	escape := ""
+	if sandboxed {
+		escape = s.escape() // a way out of the sandbox (escape.go)
+	}
+	readOnly := sandboxed && escape == "" && kind == tools.KindExec && s.notReadOnly() == ""
 
 	// 1. Deny rules, in every mode.
 	d := s.denied(deny)
@@ -471,6 +479,14 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	// 4. Protected paths, in every mode.
 	if why := s.protected(kind, allow, session); why != "" {
 		return pauseResult(fmt.Sprintf("%s — %s; asking in every mode", s.describe(kind), why))
+	}
+	// 4b. A way out of the sandbox, in every mode: only the user lets a
+	// command out.
+	if escape != "" {
+		if mode == Plan {
+			return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (it asks to %s).", call.Name, escape))
+		}
+		return pauseResult(fmt.Sprintf("%s — it asks to %s; asking in every mode", s.describe(kind), escape))
 	}
 	// A hook's say (hooks.Approval) on the arguments it judged.
 	if say.Holds(call) {

@@ -34,6 +34,18 @@ func WithSandbox(on bool) Option {
 	return func(p *Policy) { p.sandboxed = on }
 }
 
+// WithSandboxNetwork says the sandbox lets every command reach the
+// network (sandbox_network): a call asking for it then needs no asking.
+func WithSandboxNetwork(on bool) Option {
+	return func(p *Policy) { p.sandboxNet = on }
+}
+
+func (p *Policy) networkOn() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sandboxNet
+}
+
 // SetSandbox changes whether bash commands run in a sandbox, for the
 // calls that follow.
 func (p *Policy) SetSandbox(on bool) {

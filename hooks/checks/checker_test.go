@@ -16,6 +16,8 @@ import (
 	"github.com/tackle-dev/tackle/hooks/hooktest"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/sandbox"
+	"github.com/tackle-dev/tackle/tools/sandbox/sandboxtest"
 )
 
 const badPrintf = `package main
@@ -635,5 +637,40 @@ func TestCheckCommandDoesNotImportWorkspaceModules(t *testing.T) {
 		if _, err := os.Stat(mark); err == nil {
 			t.Errorf("the check imported the workspace's %s", shadow)
 		}
+	}
+}
+
+// The checks run in the sandbox when they have one: go vet still finds
+// what it finds (with the sandbox's own build cache), and a check command
+// — code the model may have written, or a module it imports — cannot
+// write outside the workspace.
+func TestChecksRunInTheSandbox(t *testing.T) {
+	t.Parallel()
+	sandboxtest.Require(t, sandbox.LevelLandlock)
+	outside, err := os.MkdirTemp("/var/tmp", "tackle-check-")
+	if err != nil {
+		t.Skipf("no /var/tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	escape := "#!/bin/sh\necho pwned > " + filepath.Join(outside, "pwned") + " 2>/dev/null\nexit 0\n"
+	f := newFixture(t, map[string]string{"go.mod": goMod, "main.go": badPrintf, "escape.sh": escape, "x.txt": "x\n"},
+		Config{Commands: []Command{{Name: "escape", Match: "*.txt", Run: []string{"sh", "./escape.sh", "{files}"}}}})
+	// The build cache of the tests' own go: warm, so vet is quick.
+	out, err := exec.Command(goBinary(t), "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := strings.TrimSpace(string(out))
+	sb, rep := tools.NewSandbox(sandbox.Policy{Workspace: f.dir, TempDir: t.TempDir(), Writable: []string{cache}}, tools.WithSandboxEnv("GOCACHE="+cache))
+	if sb == nil {
+		t.Fatalf("no sandbox: %v", rep)
+	}
+	f.c.cfg.Sandbox = sb
+	r := f.check("main.go", "x.txt")
+	if got := diagStrings(r.Diagnostics); !strings.Contains(got, "main.go:6:14: fmt.Printf format %d") {
+		t.Errorf("go vet in the sandbox found:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "pwned")); err == nil {
+		t.Error("a check command wrote outside the workspace")
 	}
 }

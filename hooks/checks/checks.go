@@ -105,6 +105,10 @@ type Config struct {
 	Env []string
 	// EnvAllow adds names to the allow list (see tools.WithEnvAllow).
 	EnvAllow []string
+	// Sandbox, when set, runs every check command in the OS sandbox, as
+	// the bash tool's: a check runs code the model wrote (a test, a module
+	// the check imports) and the linters' configurations.
+	Sandbox *tools.Sandbox
 	// Go is the go command (a name on PATH or a path); "" means "go".
 	Go string
 	// Now is the clock for durations; nil means time.Now.

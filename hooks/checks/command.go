@@ -111,7 +111,7 @@ func (c *Checker) runCommand(ctx context.Context, cmd Command, prog string, file
 	out := checkOutcome{name: cmd.Name}
 	argv := cmd.argv(files)
 	argv[0] = prog
-	pr := run(ctx, proc{argv: argv, dir: c.root, env: withEnv(c.env, commandEnv...), timeout: orDefault(cmd.Timeout, DefaultCommandTimeout), combined: true})
+	pr := c.run(ctx, proc{argv: argv, dir: c.root, env: withEnv(c.env, commandEnv...), timeout: orDefault(cmd.Timeout, DefaultCommandTimeout), combined: true})
 	if pr.err != nil {
 		out.errs = append(out.errs, fmt.Sprintf("%s: %v", cmd.Name, pr.err))
 		return out

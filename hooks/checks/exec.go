@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/child"
 )
 
@@ -46,9 +47,16 @@ type procResult struct {
 // errTimedOut is wrapped by procResult.err when a process ran too long.
 var errTimedOut = errors.New("timed out")
 
-// run runs p in its own process group; the group is killed when ctx is
-// done or the timeout passes.
-func run(ctx context.Context, p proc) procResult {
+// run runs p in its own process group, in the checks' sandbox (the
+// model's code they may run, a module a check imports from the
+// workspace, stays inside it); the group is killed when ctx is done or
+// the timeout passes.
+func (c *Checker) run(ctx context.Context, p proc) procResult {
+	return runIn(ctx, c.cfg.Sandbox, p)
+}
+
+// runIn runs p in sb (nil: no sandbox).
+func runIn(ctx context.Context, sb *tools.Sandbox, p proc) procResult {
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, p.timeout, fmt.Errorf("%w after %v", errTimedOut, p.timeout))
@@ -69,7 +77,11 @@ func run(ctx context.Context, p proc) procResult {
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
-	err := cmd.Run()
+	done, err := sb.Start(cmd, tools.Run{})
+	if err == nil {
+		err = cmd.Wait()
+		done()
+	}
 	res := procResult{stdout: stdout.Bytes(), exit: -1}
 	if !p.combined {
 		res.stderr = stderr.Bytes()

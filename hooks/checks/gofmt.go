@@ -43,7 +43,7 @@ func (c *Checker) gofmtFile(ctx context.Context, root *os.Root, gofmt, rel strin
 		res.err = err
 		return res
 	}
-	pr := run(ctx, proc{argv: []string{gofmt, "-e"}, dir: c.root, env: c.env, stdin: src, timeout: gofmtTimeout})
+	pr := c.run(ctx, proc{argv: []string{gofmt, "-e"}, dir: c.root, env: c.env, stdin: src, timeout: gofmtTimeout})
 	switch {
 	case pr.err != nil:
 		res.err = fmt.Errorf("gofmt %s: %w", rel, pr.err)

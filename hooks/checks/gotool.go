@@ -44,7 +44,7 @@ func (g *goTools) find(ctx context.Context, c *Checker) {
 		if g.goCmd != "" {
 			// GOFLAGS may come from the go env file as well as the
 			// environment; go env knows both.
-			pr := run(ctx, proc{
+			pr := c.run(ctx, proc{
 				argv:    []string{g.goCmd, "env", "GOROOT", "GOFLAGS"},
 				dir:     c.root,
 				env:     withEnv(c.env, "GOTOOLCHAIN=local", "GOPROXY=off"),
@@ -395,7 +395,7 @@ type unitResult struct {
 // packages: a package that does not type-check cannot be vetted at all,
 // and the change is the likely cause.
 func (c *Checker) runGoTool(ctx context.Context, check string, argv []string, u goUnit, changed []string, continuation, keepTypeErrs bool) unitResult {
-	pr := run(ctx, proc{
+	pr := c.run(ctx, proc{
 		argv:     append(slices.Clone(argv), u.args...),
 		dir:      u.dir,
 		env:      c.goEnv(u.mod),
