@@ -446,7 +446,7 @@ type sbEnv struct {
 
 func newSBEnv(tb testing.TB, level sandbox.Level) *sbEnv {
 	tb.Helper()
-	for _, tool := range []string{"bash", "git", "base64", "xxd"} {
+	for _, tool := range []string{"bash", "git", "base64"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			tb.Skipf("%s is not installed", tool)
 		}
