@@ -96,21 +96,21 @@ func reveals(text, secret string) bool {
 	return false
 }
 
-// tcpListener is a listener on 127.0.0.1 that counts the connections it
-// accepts, greeting each.
-type tcpListener struct {
+// listener is a listener (on 127.0.0.1, or a unix socket) that counts
+// the connections it accepts, greeting each.
+type listener struct {
 	ln       net.Listener
 	accepted atomic.Int32
 	done     chan struct{}
 }
 
-func listenTCP(t *testing.T) *tcpListener {
+func listen(t *testing.T, network, addr string) *listener {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &tcpListener{ln: ln, done: make(chan struct{})}
+	l := &listener{ln: ln, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for {
@@ -127,10 +127,10 @@ func listenTCP(t *testing.T) *tcpListener {
 	return l
 }
 
-func (l *tcpListener) port() int { return l.ln.Addr().(*net.TCPAddr).Port }
+func (l *listener) port() int { return l.ln.Addr().(*net.TCPAddr).Port }
 
 // count stops the listener and returns how many connections it accepted.
-func (l *tcpListener) count() int {
+func (l *listener) count() int {
 	l.ln.Close()
 	<-l.done
 	return int(l.accepted.Load())
@@ -145,7 +145,8 @@ type places struct {
 	beside, varTmp   string
 	gitConfig, hooks string // .git/config and .git/hooks before the run
 	bashrc           string
-	listener         *tcpListener
+	listener         *listener         // on 127.0.0.1
+	socket           *listener         // a unix socket in varTmp (an agent's, a daemon's)
 	owner            func(path string) // gives a path to the user tackle runs as
 }
 
@@ -184,6 +185,7 @@ func newPlaces(t *testing.T, e *e2e, owner func(string)) *places {
 	// of its own writes counters to the home after the run.
 	mustWrite(t, filepath.Join(e.home, ".config", "go", "telemetry", "mode"), "off\n")
 	mustWrite(t, filepath.Join(e.home, ".ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n"+fakeKeyBody+"\n-----END OPENSSH PRIVATE KEY-----\n")
+	p.socket = listen(t, "unix", filepath.Join(p.varTmp, "agent.sock"))
 	if owner != nil {
 		owner(base)
 		owner(p.varTmp)
@@ -191,7 +193,7 @@ func newPlaces(t *testing.T, e *e2e, owner func(string)) *places {
 	p.gitConfig = mustRead(t, filepath.Join(e.workspace, ".git", "config"))
 	p.hooks = treeOf(t, filepath.Join(e.workspace, ".git", "hooks"))
 	p.bashrc = bashrcBody
-	p.listener = listenTCP(t)
+	p.listener = listen(t, "tcp", "127.0.0.1:0")
 	return p
 }
 
@@ -238,6 +240,9 @@ type escapeCase struct {
 	// sandbox cannot refuse it, and reports it to the model and the user
 	// instead.
 	protected bool
+	// needs is a program the case runs that may be missing: without it
+	// the case is left out.
+	needs string
 }
 
 // escapeCases are issue 21's "done when": writes outside the workspace,
@@ -339,6 +344,21 @@ var escapeCases = []escapeCase{
 		},
 	},
 	{
+		// A unix socket reaches a daemon whatever the network namespace
+		// (ssh-agent, Docker): the sandbox refuses the socket itself.
+		name:  "connect to a unix socket",
+		needs: "python3",
+		program: func(p *places) string {
+			return fmt.Sprintf(`python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(100).decode())'`, p.socket.ln.Addr().String())
+		},
+		happened: func(t *testing.T, p *places, _, result string) string {
+			if n := p.socket.count(); n > 0 {
+				return fmt.Sprintf("the socket accepted %d connections (result %q)", n, result)
+			}
+			return ""
+		},
+	},
+	{
 		name:     "write in the workspace",
 		program:  func(*places) string { return "echo made > made.txt && cat made.txt" },
 		ordinary: true,
@@ -407,7 +427,14 @@ func runEscapes(t *testing.T, sr sandboxRun) (workspace string) {
 		owner = sr.setup(t, e)
 	}
 	p := newPlaces(t, e, owner)
-	e.srv = llmtest.NewServer(t, escapeScript(p, escapeCases))
+	cases := slices.DeleteFunc(slices.Clone(escapeCases), func(c escapeCase) bool {
+		if c.needs == "" {
+			return false
+		}
+		_, err := exec.LookPath(c.needs)
+		return err != nil
+	})
+	e.srv = llmtest.NewServer(t, escapeScript(p, cases))
 	// One call at a time: at level landlock a protected path's change is
 	// found by comparing it before and after a command, so it is told of
 	// every command that ran meanwhile.
@@ -420,7 +447,7 @@ func runEscapes(t *testing.T, sr sandboxRun) (workspace string) {
 	if r.code != app.ExitOK {
 		t.Fatalf("exit %d, want 0", r.code)
 	}
-	for _, c := range escapeCases {
+	for _, c := range cases {
 		result := e.toolResult(1, c.callID())
 		did := c.happened(t, p, level, result)
 		t.Logf("%s: %q", c.name, result)
