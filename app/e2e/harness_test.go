@@ -50,10 +50,23 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building tackle:", err)
 		os.Exit(1)
 	}
+	// The sandbox's own Go build cache ($XDG_CACHE_HOME/tackle/sandbox/
+	// go-build) is the test process's build cache for every run: each
+	// test has a home of its own, and the turn-end checks' go vet in the
+	// sandbox would compile the standard library again in each.
+	sandboxCache = filepath.Join(dir, "cache")
+	if c := goCache(); c != "" {
+		if err := os.MkdirAll(filepath.Join(sandboxCache, "tackle", "sandbox"), 0o755); err == nil {
+			os.Symlink(c, filepath.Join(sandboxCache, "tackle", "sandbox", "go-build"))
+		}
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// sandboxCache is the XDG_CACHE_HOME of every run (see TestMain).
+var sandboxCache string
 
 // e2e is one run of the binary against a scripted server.
 type e2e struct {
@@ -127,9 +140,10 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 		"TACKLE_MODEL=e2e-model",
 	}
 	// tackle gets a fresh HOME; the test process's build cache keeps the
-	// turn-end checks' go vet from compiling the standard library again.
+	// turn-end checks' go vet from compiling the standard library again,
+	// outside the sandbox and in it (TestMain).
 	if c := goCache(); c != "" {
-		cmd.Env = append(cmd.Env, "GOCACHE="+c)
+		cmd.Env = append(cmd.Env, "GOCACHE="+c, "XDG_CACHE_HOME="+sandboxCache)
 	}
 	cmd.Env = append(cmd.Env, e.env...)
 	if e.stdin != "" {

@@ -521,8 +521,10 @@ func asNobody(t *testing.T, e *e2e) func(string) {
 	}
 	e.prepare = func(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-		// root's build cache is not the user's to read.
-		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") })
+		// root's build caches are not the user's to read.
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
+			return strings.HasPrefix(kv, "GOCACHE=") || strings.HasPrefix(kv, "XDG_CACHE_HOME=")
+		})
 	}
 	return func(root string) {
 		err := filepath.WalkDir(root, func(path string, _ os.DirEntry, err error) error {
