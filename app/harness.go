@@ -189,12 +189,17 @@ func (h *harness) observe(onEvent func(agent.Event)) func(agent.Event) {
 	}
 }
 
-// toolsPart is the tool definitions as the next request sends them, for
-// /context.
-func (h *harness) toolsPart() tui.ContextPart {
+// liveParts are the parts of the next request that change while the UI
+// runs, for /context: the MCP servers' instructions (when any server gave
+// some) and the tool definitions.
+func (h *harness) liveParts() []tui.ContextPart {
+	var parts []tui.ContextPart
+	if text := h.mcp.instructions(); text != "" {
+		parts = append(parts, tui.ContextPart{Name: "MCP servers' instructions", Text: text})
+	}
 	specs := h.toolbox.Specs()
 	b, _ := json.Marshal(specs)
-	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
+	return append(parts, tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)})
 }
 
 // kill kills the hook servers' and the MCP servers' processes at once,
@@ -274,6 +279,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		ContextWindow:    h.compaction.window,
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,
+		SystemNotes:      h.mcp.instructions,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message
