@@ -26,7 +26,7 @@ func mask(calls *counter) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] 
 
 func secretResult() *hooks.PostToolInput {
 	return &hooks.PostToolInput{
-		Call:   chat.ToolCall{ID: "call_1", Name: "bash"},
+		Call: chat.ToolCall{ID: "call_1", Name: "bash"},
 		Result: chat.ToolResult{CallID: "call_1", Status: chat.StatusOK, Content: "token=SECRET",
 			Attached: &chat.Attachments{Images: []chat.Image{{MIMEType: "image/png", Data: []byte("a screenshot of SECRET")}}}},
 	}

@@ -290,10 +290,10 @@ func (s *server) connect() (*conn, error) {
 		// The sniffer starts the refreshes as the notifications arrive;
 		// the SDK's handlers make it subscribe to them (and drop its
 		// caches of the lists), and start one more: harmless.
-		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { s.changed(c, listTools) },
-		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { s.changed(c, listResources) },
-		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { s.changed(c, listPrompts) },
-		LoggingMessageHandler:       s.logged,
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.changed(c, listTools) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.changed(c, listResources) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.changed(c, listPrompts) },
+		LoggingMessageHandler:      s.logged,
 	})
 	// The workspace is the one root: a filesystem server needs no path.
 	client.AddRoots(&mcp.Root{URI: fileURI(s.set.opts.Workdir), Name: filepath.Base(s.set.opts.Workdir)})
