@@ -30,17 +30,6 @@ var protocols = []struct {
 	{"2025-11-25", map[string]string{"MCPSERVER_PROTOCOL": "2025-11-25"}},
 }
 
-func withEnv(base map[string]string, kv ...string) map[string]string {
-	out := map[string]string{}
-	for k, v := range base {
-		out[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i]] = kv[i+1]
-	}
-	return out
-}
-
 // A stdio server gets what every child of tackle gets (the allow list,
 // no secrets) and its configured env; before, it got tackle's whole
 // environment, OPENAI_API_KEY included.

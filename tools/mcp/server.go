@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,17 +285,17 @@ func (s *server) connect() (*conn, error) {
 	case SSE:
 		transport = &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers, seen)}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, &mcp.ClientOptions{
+	opts := &mcp.ClientOptions{
 		// The sniffer starts the refreshes as the notifications arrive;
 		// the SDK's handlers make it subscribe to them (and drop its
 		// caches of the lists), and start one more: harmless.
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.changed(c, listTools) },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.changed(c, listResources) },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.changed(c, listPrompts) },
-		LoggingMessageHandler:      s.logged,
-	})
-	// The workspace is the one root: a filesystem server needs no path.
-	client.AddRoots(&mcp.Root{URI: fileURI(s.set.opts.Workdir), Name: filepath.Base(s.set.opts.Workdir)})
+	}
+	s.keepLogs(opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, opts)
+	addRoots(client, s.set.opts.Workdir)
 	fail := func(err error) (*conn, error) {
 		// A process that failed to start needs no grace: it is killed,
 		// and so is one that did not start before tackle shut down.
@@ -330,12 +329,7 @@ func (s *server) connect() (*conn, error) {
 		}
 		s.instructions = r.Instructions
 		s.mu.Unlock()
-		if r.Capabilities != nil && r.Capabilities.Logging != nil && !newProtocol(sess) {
-			// The newer protocol asks for log messages with each request.
-			if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: logLevel}); err != nil {
-				s.log.Note("asking for log messages: %v", err)
-			}
-		}
+		s.askForLogs(ctx, sess)
 	}
 	if err := s.list(ctx, c, listAll); err != nil {
 		return fail(fmt.Errorf("listing its tools: %w", err))
@@ -343,44 +337,6 @@ func (s *server) connect() (*conn, error) {
 	s.log.Note("ready")
 	return c, nil
 }
-
-// logLevel is the least severe level of the log messages (notifications/
-// message) tackle asks servers for.
-const logLevel = "info"
-
-// newProtocol reports whether the session speaks the protocol of
-// 2026-07-28 or later, whose requests each carry what the handshake
-// carried before (the log level among it).
-func newProtocol(sess *mcp.ClientSession) bool {
-	r := sess.InitializeResult()
-	return r != nil && r.ProtocolVersion >= "2026-07-28"
-}
-
-// fileURI is the file:// URI of the directory dir.
-func fileURI(dir string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
-}
-
-// logged keeps a log message of the server in its log.
-func (s *server) logged(_ context.Context, req *mcp.LoggingMessageRequest) {
-	p := req.Params
-	if p == nil {
-		return
-	}
-	data, ok := p.Data.(string)
-	if !ok {
-		b, _ := json.Marshal(p.Data)
-		data = string(b)
-	}
-	logger := ""
-	if p.Logger != "" {
-		logger = " " + p.Logger
-	}
-	s.log.Note("log %s%s: %s", p.Level, logger, chat.OneLine(s.hidden(data), maxLogMessage))
-}
-
-// maxLogMessage bounds a server's log message in its log.
-const maxLogMessage = 4 << 10
 
 // failure words why a connection ended: err, or how the process exited
 // when it has (waiting up to the grace period for that when waitExit),
@@ -634,9 +590,7 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args json.RawMe
 	ctx, cancel := context.WithTimeout(ctx, s.callLimit)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{}}
-	if newProtocol(c.sess) {
-		params.Meta[mcp.MetaKeyLogLevel] = logLevel
-	}
+	askForLogsWith(c.sess, params.Meta)
 	if report, ok := tools.ProgressReporter(ctx); ok {
 		token := s.listen(report)
 		defer s.unlisten(token)
