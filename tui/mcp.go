@@ -256,13 +256,21 @@ func (m *Model) runPrompt(server string, p mcp.PromptStatus, arg string) tea.Cmd
 	}
 }
 
-// promptDone sends the prompt got as the user's message.
+// promptDone sends the prompt got as the user's message, as the server
+// wrote it: its words are not read as @mentions or a !command (a
+// server's text must not make tackle read files or resources into the
+// conversation, or run anything).
 func (m *Model) promptDone(msg promptGot) tea.Cmd {
 	if msg.err != nil {
 		m.note(noteWarn, fmt.Sprintf("%s: %v", msg.command, msg.err))
 		return nil
 	}
-	return m.sendPrompt(msg.text)
+	if m.running || m.quitting {
+		m.note(noteWarn, fmt.Sprintf("%s: not sent, a turn is running; run it again when the turn ends", msg.command))
+		return nil
+	}
+	m.showPrompt(msg.text)
+	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, msg.text)
 }
 
 // promptEntries are the MCP prompts whose slash command starts with

@@ -128,27 +128,31 @@ func TestTaskRequiredToolLeftOut(t *testing.T) {
 }
 
 // A call sends a progress token when the caller listens, and the
-// server's notifications reach the caller; without a listener the call
-// sends none.
+// server's notifications reach the caller before the call returns, over
+// stdio and over streamable HTTP (where they come on the call's stream).
 func TestProgress(t *testing.T) {
 	t.Parallel()
-	f := start(t, map[string]mcp.Spec{"test": stdio(nil)}, nil)
+	url := mcptest.StartHTTP(t, serverBin)
+	f := start(t, map[string]mcp.Spec{"test": stdio(nil), "web": {URL: url}}, nil)
 	f.waitState("test", mcp.Ready)
-	var mu sync.Mutex
-	var got []tools.Progress
-	ctx := tools.WithProgress(context.Background(), func(p tools.Progress) {
+	f.waitState("web", mcp.Ready)
+	for _, server := range []string{"test", "web"} {
+		var mu sync.Mutex
+		var got []tools.Progress
+		ctx := tools.WithProgress(context.Background(), func(p tools.Progress) {
+			mu.Lock()
+			got = append(got, p)
+			mu.Unlock()
+		})
+		if res := f.call(ctx, "mcp__"+server+"__progress", `{}`); res.Content != "progressed" {
+			t.Fatalf("%s: progress = %+v", server, res)
+		}
 		mu.Lock()
-		got = append(got, p)
+		want := []tools.Progress{{Done: 1, Total: 2, Message: "halfway"}, {Done: 2, Total: 2, Message: "done"}}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: progress reported: %+v", server, got)
+		}
 		mu.Unlock()
-	})
-	if res := f.call(ctx, "mcp__test__progress", `{}`); res.Content != "progressed" {
-		t.Fatalf("progress = %+v", res)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := []tools.Progress{{Done: 1, Total: 2, Message: "halfway"}, {Done: 2, Total: 2, Message: "done"}}
-	if !slices.Equal(got, want) {
-		t.Errorf("progress reported: %+v", got)
 	}
 }
 
