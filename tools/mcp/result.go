@@ -26,6 +26,7 @@ import (
 func result(r *mcp.CallToolResult) tools.Result {
 	var parts, corpus []string
 	var images []chat.Image
+	imageBytes := 0
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
@@ -33,10 +34,11 @@ func result(r *mcp.CallToolResult) tools.Result {
 			corpus = append(corpus, c.Text)
 		case *mcp.ImageContent:
 			desc := fmt.Sprintf("[image: %s, %s", orUnknown(c.MIMEType), size(len(c.Data)))
-			if why := imageRefused(c.MIMEType, len(c.Data), len(images)); why != "" {
+			if why := imageRefused(c.MIMEType, len(c.Data), len(images), imageBytes); why != "" {
 				desc += "; not shown to the model: " + why
 			} else {
 				images = append(images, chat.Image{MIMEType: c.MIMEType, Data: c.Data})
+				imageBytes += len(c.Data)
 			}
 			parts = append(parts, desc+"]")
 			corpus = append(corpus, c.MIMEType, base64.StdEncoding.EncodeToString(c.Data))
@@ -83,9 +85,11 @@ func result(r *mcp.CallToolResult) tools.Result {
 	return tools.Result{Content: text, Images: images}
 }
 
-// Bounds of the images a tool result gives the model.
+// Bounds of the images a tool result gives the model: each stays in the
+// conversation, sent with every request until a compaction prunes it.
 const (
 	maxImageBytes  = 5 << 20
+	maxImagesBytes = 10 << 20
 	maxImages      = 8
 	maxLeavesCheck = 10000
 )
@@ -94,8 +98,9 @@ const (
 var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // imageRefused says why an image of type mime and n bytes, after have
-// others of the result, is not given to the model as an image, or "".
-func imageRefused(mime string, n, have int) string {
+// others of the result of haveBytes bytes, is not given to the model as
+// an image, or "".
+func imageRefused(mime string, n, have, haveBytes int) string {
 	switch {
 	case !slices.Contains(imageTypes, mime):
 		return "model APIs take PNG, JPEG, GIF and WebP only"
@@ -103,6 +108,8 @@ func imageRefused(mime string, n, have int) string {
 		return "larger than " + size(maxImageBytes)
 	case have >= maxImages:
 		return fmt.Sprintf("a result shows the model at most %d images", maxImages)
+	case haveBytes+n > maxImagesBytes:
+		return fmt.Sprintf("a result shows the model at most %s of images", size(maxImagesBytes))
 	}
 	return ""
 }
