@@ -45,7 +45,8 @@ type harness struct {
 	mcp      *mcpServers        // the MCP servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts, for /context (the
-	// tool definitions, which change, are toolsPart).
+	// tool definitions and the MCP servers' instructions, which change,
+	// are liveParts).
 	contextParts []tui.ContextPart
 	compaction   compaction
 	// files is the recorder of the conversation going on, which keeps the
