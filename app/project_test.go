@@ -61,6 +61,13 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot set hook_servers") {
 		t.Errorf("hook_servers: got %v", err)
 	}
+	// picoclaw's hooks may come from a trusted project config, whose
+	// whole contents the trust question shows.
+	if err := p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"picoclaw_hooks": {"processes": {"g": {"enabled": true, "command": ["./g.py"], "intercept": ["approve_tool"]}}}}`)}); err != nil {
+		t.Errorf("picoclaw_hooks: %v", err)
+	} else if st := (Settings{Project: p}); len(st.picoclaw()) != 1 || st.picoclaw()[0].Path != "/p/.tackle/config.json" {
+		t.Errorf("the project's picoclaw hooks: %+v", st.picoclaw())
+	}
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".claude/settings.json": `{"hooks": `})
 	files, err := projectFiles(root, "")

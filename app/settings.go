@@ -128,6 +128,7 @@ func resolve(kctx *kong.Context, c *cli, deny []string, user config.Config, proj
 	st.Checks, err = checkSettings(user, c.NoAutoformat)
 	errs = append(errs, err)
 	errs = append(errs, checkHookServers(user, root, env))
+	errs = append(errs, checkPicoclaw(st.picoclaw(), root, env))
 	if err := mcp.ValidateAll(user.MCPServers); err != nil {
 		errs = append(errs, config.InFile(user.Path, fmt.Errorf("mcpServers: %w", err)))
 	}
@@ -455,6 +456,26 @@ func checkHookServers(cfg config.Config, root string, env environ) error {
 		}
 	}
 	return config.InFile(cfg.Path, errors.Join(errs...))
+}
+
+// picoclaw are the picoclaw_hooks blocks of the user config and the
+// trusted project config, in that order.
+func (st *Settings) picoclaw() []process.PicoclawSource {
+	var out []process.PicoclawSource
+	for _, cfg := range []config.Config{st.User, st.Project.cfg} {
+		if len(cfg.PicoclawHooks.Processes) > 0 || len(cfg.PicoclawHooks.Builtins) > 0 || len(cfg.PicoclawHooks.Unknown) > 0 {
+			out = append(out, process.PicoclawSource{Path: cfg.Path, Hooks: cfg.PicoclawHooks})
+		}
+	}
+	return out
+}
+
+// checkPicoclaw validates the picoclaw_hooks blocks as they will be
+// started (their programs are looked up from the workspace root); the
+// warnings they give are reported when they start.
+func checkPicoclaw(blocks []process.PicoclawSource, root string, env environ) error {
+	_, err := process.CheckPicoclaw(blocks, process.Options{Workdir: root, Env: env})
+	return err
 }
 
 // permissions parses the config file's allow and deny rules and those of

@@ -409,3 +409,74 @@ func headOf(b []byte) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// PicoclawHook is one tackle hook of a picoclaw process hook, as the
+// block's config gives it, for listings (tackle hooks list).
+type PicoclawHook struct {
+	Event hooks.Event
+	// Name is the tackle hook's: "picoclaw:NAME", "picoclaw:NAME.approve_tool".
+	Name     string
+	Priority int
+	// Stages are picoclaw's stages the hook runs.
+	Stages string
+}
+
+// List lists the tackle hooks of the block's enabled process hooks, in
+// picoclaw's order; none when the block is switched off. It reads the
+// config as it is, without checking it (CheckPicoclaw does).
+func (h PicoclawHooks) List() []PicoclawHook {
+	if h.Enabled != nil && !*h.Enabled {
+		return nil
+	}
+	names := slices.SortedFunc(maps.Keys(h.Processes), func(a, b string) int {
+		if pa, pb := h.Processes[a].Priority, h.Processes[b].Priority; pa != pb {
+			return pa - pb
+		}
+		return strings.Compare(a, b)
+	})
+	var out []PicoclawHook
+	for _, name := range names {
+		proc := h.Processes[name]
+		if !proc.Enabled {
+			continue
+		}
+		p := picoSpec{}
+		for _, s := range proc.Intercept {
+			p.llm = p.llm || s == picoBeforeLLM || s == picoAfterLLM
+			p.tool = p.tool || s == picoBeforeTool || s == picoAfterTool
+			p.approve = p.approve || s == picoApproveTool
+		}
+		hn := PicoclawHookName(name)
+		if p.llm {
+			out = append(out, PicoclawHook{hooks.PreLLMRequest, hn, PicoclawPriority, picoBeforeLLM},
+				PicoclawHook{hooks.OnTurnEnd, hn, PicoclawPriority, picoAfterLLM})
+		}
+		if p.tool {
+			out = append(out, PicoclawHook{hooks.PreToolCall, hn, PicoclawPriority, picoBeforeTool},
+				PicoclawHook{hooks.PostToolCall, hn, PicoclawPriority, picoAfterTool})
+		}
+		if p.approve {
+			out = append(out, PicoclawHook{hooks.PreToolCall, hn + picoApproveSuffix, PicoclawApprovePriority, picoApproveTool})
+		}
+		if len(proc.Observe) > 0 {
+			out = append(out, PicoclawHook{0, hn, 0, "observe " + strings.Join(proc.Observe, ",")})
+		}
+	}
+	return out
+}
+
+// Commands are the commands of the block's enabled process hooks, each
+// with the directory it runs in (relative to the workspace when not
+// absolute; "" is the workspace).
+func (h PicoclawHooks) Commands() (argvs [][]string, dirs []string) {
+	if h.Enabled != nil && !*h.Enabled {
+		return nil, nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.Processes)) {
+		if p := h.Processes[name]; p.Enabled && len(p.Command) > 0 {
+			argvs = append(argvs, p.Command)
+			dirs = append(dirs, p.Dir)
+		}
+	}
+	return argvs, dirs
+}
