@@ -218,9 +218,9 @@ func TestE2EPicoclawHooksList(t *testing.T) {
 		t.Fatalf("exit %d", r.code)
 	}
 	want := map[string][]string{
-		"picoclaw:py_review_gate (before_tool)":              {"pre_tool_call", " 60 ", "picoclaw", "user"},
-		"picoclaw:py_review_gate (after_tool)":               {"post_tool_call", " 60 "},
-		"picoclaw:py_review_gate.approve_tool (approve_tool)": {"pre_tool_call", " 90 "},
+		"picoclaw:py_review_gate (before_tool)":                                                               {"pre_tool_call", " 60 ", "picoclaw", "user"},
+		"picoclaw:py_review_gate (after_tool)":                                                                {"post_tool_call", " 60 "},
+		"picoclaw:py_review_gate.approve_tool (approve_tool)":                                                 {"pre_tool_call", " 90 "},
 		"picoclaw:py_review_gate (observe agent.tool.exec_start,agent.tool.exec_end,agent.tool.exec_skipped)": {"(events)"},
 	}
 	for name, parts := range want {
