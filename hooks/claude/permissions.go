@@ -206,7 +206,7 @@ func bashPattern(spec string) (string, error) {
 		case last && strings.Count(w, "*") == 1 && strings.HasSuffix(w, "*"):
 			out = append(out, escapeGlob(strings.TrimSuffix(w, "*"))+"*", "*")
 		case strings.Contains(w, "*"):
-			return "", fmt.Errorf("Claude Code's * in %q matches text across words, which tackle's word-by-word patterns cannot say (only a final * translates)", spec)
+			return "", fmt.Errorf("the * in %q matches text across words in Claude Code, which tackle's word-by-word patterns cannot say (only a final * translates)", spec)
 		default:
 			out = append(out, escapeGlob(w))
 		}
