@@ -76,6 +76,9 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	if w := h.sandbox.warning(); w != "" {
 		emit(agent.Warning{Message: w})
 	}
+	for _, n := range st.Notes {
+		emit(agent.Warning{Message: n})
+	}
 	h.sandbox.sb.OnChanged(h.sandbox.changed(emit))
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	h.toolbox = tools.NewRegistry(ws,
