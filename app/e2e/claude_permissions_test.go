@@ -155,3 +155,28 @@ func TestE2EClaudeUserPermissions(t *testing.T) {
 		t.Errorf("--mode plan lost to the settings' defaultMode: %q", got)
 	}
 }
+
+// A model cannot widen the Claude Code permissions it runs under: writing
+// the settings files asks in every mode, and --yes does not approve it
+// (nor does yolo mode); the files stay as they are.
+func TestE2EClaudePermissionsModelCannotWiden(t *testing.T) {
+	e := newE2E(t, "claude_widen.json")
+	claudePermissionsProject(t, e)
+	settings := filepath.Join(e.workspace, ".claude", "settings.json")
+	before, _ := os.ReadFile(settings)
+	r := e.run("--trust-project", "--yes", "--mode", "yolo", "-p", "loosen up")
+	for _, id := range []string{"c_write", "c_edit", "c_bash"} {
+		if got := e.toolResult(1, id); !strings.Contains(got, "denied") || !strings.Contains(got, "protected") {
+			t.Errorf("%s: %q", id, got)
+		}
+	}
+	if after, _ := os.ReadFile(settings); string(after) != string(before) {
+		t.Errorf("the settings file changed:\n%s", after)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, ".claude", "settings.local.json")); err == nil {
+		t.Error("the model wrote .claude/settings.local.json")
+	}
+	if r.code != app.ExitDenied {
+		t.Errorf("exit %d, want %d", r.code, app.ExitDenied)
+	}
+}
