@@ -76,8 +76,8 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 // state directory.
 func (h *harness) registerClaudeHooks(env environ, emit func(agent.Event)) error {
 	sources, err := claudeSources(h.st.User, h.st.Project, env)
-	if err != nil || len(sources) == 0 {
-		return err
+	if err != nil || !slices.ContainsFunc(sources, func(s claude.Source) bool { return len(s.Settings.Hooks) > 0 }) {
+		return err // settings with permissions only: resolve applied them
 	}
 	ch := &claudeHooks{root: h.root, warn: func(msg string) { emit(agent.Warning{Message: msg}) }}
 	if state, err := config.StateDir(env.get); err == nil {
