@@ -147,8 +147,10 @@ func (s *server) hookNames() map[hooks.Event][]string {
 }
 
 // Observe sends an event to the servers that observe events of type typ,
-// as a hook.event notification whose params are encode's JSON object.
-// It never waits: encode runs at most once, on the caller's goroutine,
+// as a hook.event notification whose params are encode's JSON object (the
+// event as --output stream-json prints it), and to the picoclaw hooks that
+// observe its kind as a hook.runtime_event (picoclaw_events.go). It
+// counts the turns (turn_finished) for picoclaw's turn ids. It never waits: encode runs at most once, on the caller's goroutine,
 // and only if a server wants the event; a server that is down (being
 // restarted) misses it, and one that reads too slowly has it dropped
 // (counted, and reported through Warn).
