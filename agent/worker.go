@@ -335,14 +335,12 @@ func (w *Worker) RunCommand(ctx context.Context, command string) (Outcome, error
 		return Outcome{}, err
 	}
 	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget), command: true}
-	args, err := json.Marshal(struct {
-		Command string `json:"command"`
-	}{command})
+	args, err := json.Marshal(tools.BashArgs{Command: command})
 	if err != nil {
 		return w.abort(ctx, err)
 	}
 	w.commands++
-	call := chat.ToolCall{ID: fmt.Sprintf("user_command_%d", w.commands), Name: "bash", Arguments: string(args)}
+	call := chat.ToolCall{ID: fmt.Sprintf("user_command_%d", w.commands), Name: tools.Bash, Arguments: string(args)}
 	if w.sysUnreported {
 		w.sysUnreported = false
 		w.report(AddedMessage{Message: w.conv[0]})

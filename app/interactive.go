@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks"
-	"github.com/tackle-dev/tackle/tools"
-	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
@@ -124,14 +121,14 @@ func about(st Settings, h *harness, u *uiConversations) tui.About {
 }
 
 // refuseMention says why the UI may not attach the file rel to a message
-// (@path): a deny rule on reading it, or a protected file (secrets, .git,
-// tackle's config …), which the user pastes if the model should see it.
+// (@path; rel as the file tools resolve it): a deny rule on reading it,
+// or a protected file (secrets, .git, tackle's config …), which the user
+// pastes if the model should see it.
 func (h *harness) refuseMention(rel string) string {
 	if !h.policy.ReadAllowed(rel) {
 		return "an approval rule denies reading it"
 	}
-	args, _ := json.Marshal(tools.WriteFileArgs{Path: rel})
-	if why := h.policy.Protected(chat.ToolCall{Name: tools.WriteFile, Arguments: string(args)}); why != "" {
+	if h.policy.Protected(rel) != "" {
 		return "it is a protected file; paste what the model should see instead"
 	}
 	return ""

@@ -51,7 +51,7 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		}
 	}
 	printer.SummarizeWith(h.toolbox.Summary).ShowReasoning(st.ShowReasoning)
-	answers := headless.Answers{Yes: st.Yes, Protected: h.policy.Protected, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
+	answers := headless.Answers{Yes: st.Yes, HeldBack: h.policy.HeldBack, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
 	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
 	h.mcp.close(printer.Event) // their last warnings come before the result
 	h.servers.Close()

@@ -9,10 +9,12 @@
 // what was expected; a Go error is for failures of the harness itself.
 //
 // Every tool declares its Kind where it is defined (read, edit, exec,
-// network), and its name is a constant (ReadFile, Bash, ...); approval,
-// the turn-end checks and the UI learn both from the tool, never by
-// matching names. A tool's typed arguments say in one line what a call is
-// about (Summarizer).
+// network), and its name is a constant (ReadFile, Bash, ...); a file
+// tool's arguments also declare the paths a call names and the tool's
+// Access to them (PathArgs: it shows what they hold, changes them or
+// lists names). Approval, the turn-end checks and the UI learn these from
+// the tool, never by matching names. A tool's typed arguments say in one
+// line what a call is about (Summarizer).
 //
 // A Registry holds the tools of one session and implements the agent's
 // Toolbox. NewRegistry builds the built-in tools, confined to a
@@ -33,9 +35,9 @@
 // it, not even a link swapped in after a check. Walks (glob, grep) never
 // follow symbolic links, which also keeps them out of link loops.
 //
-// Registry.Inspect tells what a call would do: its tool's kind, its typed
-// arguments, the workspace paths it names (symbolic links resolved) and,
-// for bash, the command. Registry.Preview works out, by the tool's own
+// Registry.Inspect tells what a call would do: its tool's kind and
+// access, its typed arguments, the workspace paths it names (as sent, and
+// with symbolic links resolved) and, for bash, the command. Registry.Preview works out, by the tool's own
 // code and without running it, what the person approving a call is
 // shown: the file before and after, the exact command, or a summary.
 package tools

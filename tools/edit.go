@@ -43,6 +43,9 @@ func (a EditFileArgs) Summary() string { return a.Path }
 // Paths returns the file the call edits.
 func (a EditFileArgs) Paths() []string { return []string{a.Path} }
 
+// Access: edit_file changes the file, and its result shows it.
+func (EditFileArgs) Access() Access { return EditsFiles | ReadsFiles }
+
 // editFileTool is edit_file: it replaces text in a file, refusing one
 // that changed since the model last saw it.
 type editFileTool struct {

@@ -37,6 +37,9 @@ func (a GlobArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
 // Paths returns the directory the call searches.
 func (a GlobArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
+// Access: glob shows names, not what the files hold.
+func (GlobArgs) Access() Access { return ListsNames }
+
 // globTool is glob: it finds the files whose paths match a pattern.
 type globTool struct{ ws *Workspace }
 

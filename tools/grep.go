@@ -56,6 +56,9 @@ func (a GrepArgs) Summary() string { return patternIn(a.Pattern, a.Path) }
 // Paths returns the file or directory the call searches.
 func (a GrepArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
+// Access: grep shows what the files hold.
+func (GrepArgs) Access() Access { return ReadsFiles }
+
 // grepTool is grep: it searches the files of the workspace the read
 // filter allows.
 type grepTool struct {

@@ -31,6 +31,9 @@ func (a ListDirArgs) Summary() string { return a.Path }
 // Paths returns the directory the call lists.
 func (a ListDirArgs) Paths() []string { return []string{cmp.Or(a.Path, ".")} }
 
+// Access: list_dir shows names, not what the files hold.
+func (ListDirArgs) Access() Access { return ListsNames }
+
 // listDirTool is list_dir: it lists a directory of the workspace.
 type listDirTool struct{ ws *Workspace }
 

@@ -41,6 +41,9 @@ func (a ReadFileArgs) Summary() string { return a.Path }
 // Paths returns the file the call reads.
 func (a ReadFileArgs) Paths() []string { return []string{a.Path} }
 
+// Access: read_file shows what the file holds.
+func (ReadFileArgs) Access() Access { return ReadsFiles }
+
 // readFileTool is read_file: it shows a file with line numbers and
 // records what the model has seen of it.
 type readFileTool struct {

@@ -276,14 +276,19 @@ type CallInfo struct {
 	// Kind is what the tool can do, as it declares; zero for an unknown
 	// tool, which must be treated like KindExec.
 	Kind Kind
+	// Access is how a file tool reaches the paths its calls name, as it
+	// declares (PathArgs); zero for a tool that names no paths.
+	Access Access
 	// Args is the decoded argument struct, e.g. an EditFileArgs value.
 	Args any
-	// Paths are the files or directories a file tool's call names,
-	// relative to the workspace root with forward slashes ("." is the
-	// root) and with symbolic links resolved, so that an alias cannot
-	// dodge a rule about its target. A path the workspace refuses is
-	// given as sent and listed in Refused too: the tool will refuse the
-	// call.
+	// Sent are the paths a file tool's call names, as the model sent them
+	// (PathArgs.Paths).
+	Sent []string
+	// Paths are the same paths relative to the workspace root with
+	// forward slashes ("." is the root) and with symbolic links resolved,
+	// so that an alias cannot dodge a rule about its target. A path the
+	// workspace refuses is given as sent and listed in Refused too: the
+	// tool will refuse the call.
 	Paths []string
 	// Refused lists the paths that are outside the workspace or invalid.
 	Refused []string
@@ -302,28 +307,33 @@ type CallInfo struct {
 func (r *Registry) Acknowledge(path string) error { return r.files.acknowledge(path) }
 
 // Inspect tells what a call would do without running it: its tool's
-// kind, its typed arguments and the workspace paths it names. The error
-// is an *ArgsError for arguments the tool would refuse, or an error for
-// an unknown tool; the CallInfo then still names the tool and, for a
-// known tool, its kind.
+// kind and access, its typed arguments and the workspace paths it names.
+// The error is an *ArgsError for arguments the tool would refuse, or an
+// error for an unknown tool; the CallInfo then still names the tool and,
+// for a known tool, its kind, access and server, and the paths and
+// command as far as the arguments decode leniently (as for Summary; Args
+// stays nil), so that a policy judges even a call that will fail by what
+// it names.
 func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
 	t, ok := r.lookup(call.Name)
 	if !ok {
 		return CallInfo{Tool: call.Name}, fmt.Errorf("inspect call: unknown tool %q", call.Name)
 	}
-	info := CallInfo{Tool: t.Name(), Kind: t.Kind(), Server: t.server}
+	info := CallInfo{Tool: t.Name(), Kind: t.Kind(), Access: t.Access(), Server: t.server}
 	args, err := t.Decode(call.Arguments)
-	if err != nil {
+	if err == nil {
+		info.Args = args
+	} else if args, _ = t.lenient([]byte(call.Arguments)); args == nil {
 		return info, err
 	}
-	info.Args = args
 	if pa, ok := args.(PathArgs); ok {
-		info.Paths, info.Refused = r.resolve(pa.Paths())
+		info.Sent = pa.Paths()
+		info.Paths, info.Refused = r.resolve(info.Sent)
 	}
 	if b, ok := args.(BashArgs); ok {
 		info.Command = b.Command
 	}
-	return info, nil
+	return info, err
 }
 
 // resolve resolves the paths a call names, for CallInfo.

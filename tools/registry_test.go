@@ -66,15 +66,17 @@ func TestInspect(t *testing.T) {
 		want CallInfo
 	}{
 		{chat.ToolCall{Name: "read_file", Arguments: `{"path": "alias"}`},
-			CallInfo{Tool: "read_file", Kind: KindRead, Paths: []string{"real.txt"}}},
+			CallInfo{Tool: "read_file", Kind: KindRead, Access: ReadsFiles, Sent: []string{"alias"}, Paths: []string{"real.txt"}}},
 		{chat.ToolCall{Name: "edit_file", Arguments: `{"path": "a/self/real.txt", "old_string": "a", "new_string": "b"}`},
-			CallInfo{Tool: "edit_file", Kind: KindEdit, Paths: []string{"real.txt"}}},
+			CallInfo{Tool: "edit_file", Kind: KindEdit, Access: EditsFiles | ReadsFiles, Sent: []string{"a/self/real.txt"}, Paths: []string{"real.txt"}}},
 		{chat.ToolCall{Name: "write_file", Arguments: `{"path": "link", "content": ""}`},
-			CallInfo{Tool: "write_file", Kind: KindEdit, Paths: []string{"link"}, Refused: []string{"link"}}},
+			CallInfo{Tool: "write_file", Kind: KindEdit, Access: EditsFiles, Sent: []string{"link"}, Paths: []string{"link"}, Refused: []string{"link"}}},
 		{chat.ToolCall{Name: "list_dir"},
-			CallInfo{Tool: "list_dir", Kind: KindRead, Paths: []string{"."}}},
+			CallInfo{Tool: "list_dir", Kind: KindRead, Access: ListsNames, Sent: []string{"."}, Paths: []string{"."}}},
+		{chat.ToolCall{Name: "glob", Arguments: `{"pattern": "*.go", "path": "a/self"}`},
+			CallInfo{Tool: "glob", Kind: KindRead, Access: ListsNames, Sent: []string{"a/self"}, Paths: []string{"."}}},
 		{chat.ToolCall{Name: "grep", Arguments: `{"pattern": "x", "path": "/etc"}`},
-			CallInfo{Tool: "grep", Kind: KindRead, Paths: []string{"/etc"}, Refused: []string{"/etc"}}},
+			CallInfo{Tool: "grep", Kind: KindRead, Access: ReadsFiles, Sent: []string{"/etc"}, Paths: []string{"/etc"}, Refused: []string{"/etc"}}},
 		{chat.ToolCall{Name: "bash", Arguments: `{"command": "go test ./... && rm -rf x"}`},
 			CallInfo{Tool: "bash", Kind: KindExec, Command: "go test ./... && rm -rf x"}},
 	}
@@ -83,8 +85,7 @@ func TestInspect(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Inspect(%s): %v", tt.call.Arguments, err)
 		}
-		if got.Tool != tt.want.Tool || got.Kind != tt.want.Kind || got.Command != tt.want.Command ||
-			!slices.Equal(got.Paths, tt.want.Paths) || !slices.Equal(got.Refused, tt.want.Refused) {
+		if !sameInfo(got, tt.want) {
 			t.Errorf("Inspect(%s %s) = %+v, want %+v", tt.call.Name, tt.call.Arguments, got, tt.want)
 		}
 	}
@@ -92,15 +93,35 @@ func TestInspect(t *testing.T) {
 	if a, ok := got.Args.(EditFileArgs); !ok || !a.ReplaceAll {
 		t.Errorf("Args = %#v", got.Args)
 	}
-	// Arguments the tool refuses still give the tool's kind; an unknown
-	// tool has none.
+	// Arguments the tool refuses still give the tool's kind and access,
+	// and the paths and command as far as they decode; an unknown tool
+	// has none.
 	var ae *ArgsError
-	if got, err := l.r.Inspect(chat.ToolCall{Name: "read_file", Arguments: `{"path": 1}`}); !errors.As(err, &ae) || got.Kind != KindRead {
-		t.Errorf("bad arguments: %+v, %v", got, err)
+	for _, tt := range []struct {
+		call chat.ToolCall
+		want CallInfo
+	}{
+		{chat.ToolCall{Name: "read_file", Arguments: `{"path": 1}`},
+			CallInfo{Tool: "read_file", Kind: KindRead, Access: ReadsFiles, Sent: []string{""}, Paths: []string{""}, Refused: []string{""}}},
+		{chat.ToolCall{Name: "write_file", Arguments: `{"path": "alias"}`}, // no content
+			CallInfo{Tool: "write_file", Kind: KindEdit, Access: EditsFiles, Sent: []string{"alias"}, Paths: []string{"real.txt"}}},
+		{chat.ToolCall{Name: "bash", Arguments: `{"command": "rm -rf x", "bogus": 1}`},
+			CallInfo{Tool: "bash", Kind: KindExec, Command: "rm -rf x"}},
+	} {
+		got, err := l.r.Inspect(tt.call)
+		if !errors.As(err, &ae) || got.Args != nil || !sameInfo(got, tt.want) {
+			t.Errorf("bad arguments %s %s: %+v, %v; want %+v and an *ArgsError", tt.call.Name, tt.call.Arguments, got, err, tt.want)
+		}
 	}
 	if got, err := l.r.Inspect(chat.ToolCall{Name: "nope"}); err == nil || got.Kind != 0 || got.Tool != "nope" {
 		t.Errorf("unknown tool inspected: %+v, %v", got, err)
 	}
+}
+
+// sameInfo compares what Inspect says of a call but its typed arguments.
+func sameInfo(a, b CallInfo) bool {
+	return a.Tool == b.Tool && a.Kind == b.Kind && a.Access == b.Access && a.Command == b.Command && a.Server == b.Server &&
+		slices.Equal(a.Sent, b.Sent) && slices.Equal(a.Paths, b.Paths) && slices.Equal(a.Refused, b.Refused)
 }
 
 func TestSummary(t *testing.T) {
@@ -150,6 +171,10 @@ func TestEveryToolDefinesItself(t *testing.T) {
 		tool, _ := r.Lookup(name)
 		if tool.Kind() == 0 {
 			t.Errorf("%s declares no kind", name)
+		}
+		// A tool that reads or edits files says how it reaches them.
+		if (tool.Kind() == KindRead || tool.Kind() == KindEdit) && tool.Access() == 0 {
+			t.Errorf("%s is of kind %s and declares no access to paths (PathArgs)", name, tool.Kind())
 		}
 		if tool.preview == nil {
 			t.Errorf("%s gives no preview of its own", name)

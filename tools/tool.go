@@ -40,9 +40,12 @@ type Summarizer interface {
 
 // PathArgs is implemented by the argument types of tools that read or
 // write files. Paths returns the paths a call names, as the model sent
-// them; an approval policy reads them through Registry.Inspect.
+// them, and Access how the tool reaches them (it must not depend on the
+// values: it is read from the type's zero value when the tool is
+// defined); an approval policy reads both through Registry.Inspect.
 type PathArgs interface {
 	Paths() []string
+	Access() Access
 }
 
 // Tool is one tool the model can call: a name, a description, a JSON
@@ -52,6 +55,7 @@ type Tool struct {
 	name        string
 	description string
 	kind        Kind
+	access      Access // how a file tool reaches its paths (PathArgs)
 	params      json.RawMessage
 	args        *argSchema
 	decode      func(raw []byte) (any, error)
@@ -100,10 +104,15 @@ func New[A any](name, description string, kind Kind, fn func(ctx context.Context
 		panic(fmt.Sprintf("tools.New(%s): %v", name, err))
 	}
 	as := newArgSchema(name, schema)
+	var access Access
+	if pa, ok := any(*new(A)).(PathArgs); ok {
+		access = pa.Access()
+	}
 	t := &Tool{
 		name:        name,
 		description: description,
 		kind:        kind,
+		access:      access,
 		params:      params,
 		args:        as,
 		decode: func(raw []byte) (any, error) {
@@ -143,6 +152,10 @@ func (t *Tool) Description() string { return t.description }
 
 // Kind returns what the tool can do.
 func (t *Tool) Kind() Kind { return t.kind }
+
+// Access returns how the tool reaches the paths its calls name, as its
+// argument type declares (PathArgs); zero for a tool that names none.
+func (t *Tool) Access() Access { return t.access }
 
 // Parameters returns the JSON Schema of the tool's arguments.
 func (t *Tool) Parameters() json.RawMessage { return t.params }

@@ -31,6 +31,9 @@ func (a WriteFileArgs) Summary() string { return a.Path }
 // Paths returns the file the call writes.
 func (a WriteFileArgs) Paths() []string { return []string{a.Path} }
 
+// Access: write_file changes the file.
+func (WriteFileArgs) Access() Access { return EditsFiles }
+
 // writeFileTool is write_file: it replaces or creates a file, refusing
 // one that changed since the model last saw it.
 type writeFileTool struct {

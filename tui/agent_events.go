@@ -327,9 +327,9 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		t.touch()
 	}
 	var always func(chat.ToolCall) []string
-	var protected func(chat.ToolCall) string
+	var heldBack func(chat.ToolCall) string
 	if m.opts.Policy != nil {
-		protected = m.opts.Policy.Protected
+		heldBack = m.opts.Policy.HeldBack
 		always = func(c chat.ToolCall) []string {
 			var out []string
 			for _, r := range m.opts.Policy.AlwaysRules(c) {
@@ -338,7 +338,7 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 			return out
 		}
 	}
-	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always, protected, m.renderCtx().summary))
+	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always, heldBack, m.renderCtx().summary))
 	return nil
 }
 

@@ -30,10 +30,11 @@ type approvalDialog struct {
 	// always lists the session rules "approve always" adds for a call;
 	// nil when the policy cannot say.
 	always func(chat.ToolCall) []string
-	// protected says why a call writes a protected path ("" when it does
-	// not; nil: no policy to ask). "Approve these" never approves such a
-	// call: it is asked about on its own.
-	protected func(chat.ToolCall) string
+	// heldBack says why "approve these" must hold a call back: it
+	// writes a protected path (approval.Policy.HeldBack; "" when it may
+	// approve it; nil: no policy to ask). Such a call is asked about on
+	// its own.
+	heldBack func(chat.ToolCall) string
 	// summary says in one line what a call is about, for the list of the
 	// calls waiting.
 	summary func(chat.ToolCall) string
@@ -52,7 +53,7 @@ type approvalDialog struct {
 	footerHeight int
 }
 
-func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string, protected, summary func(chat.ToolCall) string) *approvalDialog {
+func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string, heldBack, summary func(chat.ToolCall) string) *approvalDialog {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why not? (the model reads this)"
@@ -63,11 +64,11 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 	s.Cursor.Blink = false // a static cursor needs no timer
 	ti.SetStyles(s)
 	return &approvalDialog{
-		pending:   pending,
-		always:    always,
-		protected: protected,
-		summary:   summary,
-		reason:    ti,
+		pending:  pending,
+		always:   always,
+		heldBack: heldBack,
+		summary:  summary,
+		reason:   ti,
 	}
 }
 
@@ -84,11 +85,11 @@ func (d *approvalDialog) waiting() []int {
 }
 
 // batchable are the waiting calls "approve these" approves: all but those
-// that write a protected path.
+// the policy holds back (those that write a protected path).
 func (d *approvalDialog) batchable() []int {
 	var out []int
 	for _, i := range d.waiting() {
-		if d.protected == nil || d.protected(d.pending[i].Call) == "" {
+		if d.heldBack == nil || d.heldBack(d.pending[i].Call) == "" {
 			out = append(out, i)
 		}
 	}
@@ -359,7 +360,7 @@ func (d *approvalDialog) waitingList(st *themes.Styles, inner int) []string {
 			what = d.summary(c)
 		}
 		line := mark + st.ToolName.Render(toolLabel(c.Name)) + " " + visibleStyled(markBreaks(what), st.ToolArgs, st.ControlChar)
-		if d.protected != nil && d.protected(c) != "" {
+		if d.heldBack != nil && d.heldBack(c) != "" {
 			line += st.Warn.Render("  (protected: asked on its own)")
 		}
 		out = append(out, ansi.Truncate(line, inner, "…"))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -73,4 +74,41 @@ func TestApproveTheseAfterOneByOne(t *testing.T) {
 func TestGoldenApproveThese(t *testing.T) {
 	h := ask(t, bashCall("c1", "go build ./..."), bashCall("c2", "go test ./..."), writeCall("c3", ".git/config"))
 	golden(t, "approval_batch_80x24", h.screen())
+}
+
+// TestApproveTheseHoldsBackWhatThePolicyHoldsBack: "approve these" leaves
+// to be asked on its own exactly what the policy holds back
+// (approval.Policy.HeldBack), the calls --yes does not approve either
+// (tui/headless TestYesHoldsBackWhatThePolicyHoldsBack has the same
+// calls): writes to protected paths, by a file tool or a shell redirect,
+// but not one an allow rule names exactly.
+func TestApproveTheseHoldsBackWhatThePolicyHoldsBack(t *testing.T) {
+	reg, _ := testTools(t)
+	allow, _, err := approval.Rules{Allow: []string{"write_file(.env)"}}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := approval.New(approval.Default, reg, approval.WithRules(allow, nil))
+	h := newHarness(t, func(o *Options) { o.Policy = policy })
+	h.agent.outcomes = []fakeOutcome{paused(
+		bashCall("c1", "make test"), writeCall("c2", "a.go"), writeCall("c3", ".git/config"),
+		bashCall("c4", "echo x > .env"), editCall("c5", ".tackle/config.json"), writeCall("c6", ".env"),
+	)}
+	h.typeText("do it").keys("enter")
+	h.keys("Y")
+	if len(h.agent.resumes) != 0 {
+		t.Fatal("resumed before the held-back calls were decided")
+	}
+	h.keys("n", "n", "n")
+	want := []agent.Decision{
+		{CallID: "c1", Verdict: agent.Approve}, {CallID: "c2", Verdict: agent.Approve}, {CallID: "c6", Verdict: agent.Approve},
+		{CallID: "c3", Verdict: agent.Deny}, {CallID: "c4", Verdict: agent.Deny}, {CallID: "c5", Verdict: agent.Deny},
+	}
+	if len(h.agent.resumes) != 1 || !slices.Equal(h.agent.resumes[0], want) {
+		t.Fatalf("resumes = %+v, want %+v", h.agent.resumes, want)
+	}
+}
+
+func editCall(id, path string) chat.ToolCall {
+	return chat.ToolCall{ID: id, Name: "edit_file", Arguments: `{"path":"` + path + `","old_string":"a","new_string":"b"}`}
 }

@@ -57,9 +57,10 @@ type Policy interface {
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
 	Revoke(approval.Permission) bool
-	// Protected says why a call writes a protected path ("" when it does
-	// not): "approve these" leaves such a call to be asked on its own.
-	Protected(call chat.ToolCall) string
+	// HeldBack says why "approve these" must leave a call to be asked
+	// on its own (it writes a protected path), or "" when it may approve
+	// it.
+	HeldBack(call chat.ToolCall) string
 }
 
 // Tools tells the UI about the calls it shows; *tools.Registry is one.

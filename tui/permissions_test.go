@@ -23,7 +23,8 @@ func rule(t *testing.T, s string) approval.Rule {
 // each source: config (deny and allow), a flag and "approve always".
 func permissionsHarness(t *testing.T) (*harness, *approval.Policy) {
 	t.Helper()
-	policy := approval.New(approval.Default, nil, approval.WithPermissions([]approval.Permission{
+	reg, _ := testTools(t)
+	policy := approval.New(approval.Default, reg, approval.WithPermissions([]approval.Permission{
 		{Rule: rule(t, "bash(rm *)"), Deny: true, Source: approval.FromConfig, Origin: "/home/user/.config/tackle/config.json: deny[0]"},
 		{Rule: rule(t, "bash(go test *)"), Source: approval.FromConfig, Origin: "/home/user/.config/tackle/config.json: allow[0]"},
 		{Rule: rule(t, "edit_file(docs/**)"), Source: approval.FromFlag, Origin: "--allow"},

@@ -31,8 +31,11 @@
 //  10. otherwise → Pause, with a reason saying what the call wants to do.
 //
 // What a tool does (reads, edits, anything else) is the kind the tool
-// declares (tools.Kind, learnt through an Inspector), never guessed from
-// its name; a tool with no kind is guarded like one that runs commands.
+// declares (tools.Kind), and how a file tool reaches the paths it names
+// (shows what they hold, changes them, lists names) is the access it
+// declares (tools.Access), both learnt through an Inspector, never
+// guessed from its name; a tool with no kind is guarded like one that
+// runs commands, and a tool naming no paths has none to match rules.
 //
 // Rule syntax and matching are described on Rule. How bash programs are
 // read is in shell.go and wrappers.go (what words expand to: expand.go,
@@ -105,10 +108,11 @@
 //
 // # Path rules
 //
-// A path rule applies to every tool that reaches the path the same way,
-// after symbolic links are resolved: read_file and grep read (and
-// edit_file, whose result shows the file), write_file and edit_file
-// edit, glob and list_dir list names. So the deny rule read_file(.env)
+// A path rule applies to every tool that reaches the path the same way
+// (as each tool declares: tools.Access), after symbolic links are
+// resolved: read_file and grep read (and edit_file, whose result shows
+// the file), write_file and edit_file edit, glob and list_dir list
+// names; a rule naming a tool that edits is about editing. So the deny rule read_file(.env)
 // also stops grep on .env or on a link to it, and edit_file(.git/**)
 // also stops write_file. A deny rule that reads also hides the file from
 // a grep of a whole directory (the tools get ReadAllowed as a filter).
@@ -122,7 +126,6 @@ package approval
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -138,6 +141,10 @@ import (
 
 // HookName is the name the policy's hook has in the decision trace.
 const HookName = "approval"
+
+// maxQuoted bounds, in bytes, a command or arguments quoted in a reason
+// (chat.OneLine): the approval dialog shows them whole.
+const maxQuoted = 200
 
 // HookPriority is the priority of the policy's hook: hooks of a lower
 // priority run before it, and it judges the calls as they left them.
@@ -164,10 +171,12 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // Inspector tells the policy what a call would do: its tool's kind and
-// the paths it names with symbolic links resolved. *tools.Registry is
-// one.
+// access, and the paths it names, as sent and with symbolic links
+// resolved (Inspect); and what a tool a rule names declares (Lookup).
+// *tools.Registry is one.
 type Inspector interface {
 	Inspect(call chat.ToolCall) (tools.CallInfo, error)
+	Lookup(name string) (*tools.Tool, bool)
 }
 
 // Option configures a Policy.
@@ -297,22 +306,24 @@ func (p *Policy) SessionRules() []string {
 //     workspace or a protected path, or that no rule could cover (inside
 //     a substitution, behind a wrapper, with a write redirect or leading
 //     assignments) gets no rule: it is approved once.
-//   - write_file, edit_file and the readers: a rule naming exactly the
-//     path (edit_file(main.go)); none for a protected path or a path that
-//     is a symbolic link.
+//   - a file tool (write_file, edit_file, the readers: a tool declaring
+//     how it reaches the paths it names): a rule naming exactly the path
+//     (edit_file(main.go)); none for a protected path or a path that is a
+//     symbolic link.
 //   - any other tool: the tool, when the call has no arguments; else no
 //     rule, since tackle cannot scope its arguments.
 //
 // It never gives bash or bash(*). A program that does not parse gives no
 // rule.
 func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
+	s := p.subject(call)
 	if call.Name == ShellTool {
-		if s := p.subject(call); s.escape() != "" {
+		if s.escape() != "" {
 			return nil // a way out of the sandbox is approved once (escape.go)
 		}
-		return p.alwaysShell(call)
+		return s.alwaysShell()
 	}
-	if s := p.subject(call); s.server == "" && (s.kind == tools.KindRead || s.kind == tools.KindEdit) {
+	if s.server == "" && s.access != 0 {
 		return p.alwaysPath(s)
 	}
 	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
@@ -329,7 +340,7 @@ func (p *Policy) alwaysPath(s *subject) []Rule {
 	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil // outside the workspace: the tool refuses it
 	}
-	if s.kind == tools.KindEdit && p.env.protected(p.env.absPath(rel)) != "" {
+	if (s.kind == tools.KindEdit || s.access&tools.EditsFiles != 0) && p.env.protected(p.env.absPath(rel)) != "" {
 		return nil
 	}
 	r := Rule{Tool: s.call.Name, Pattern: escapeGlob(rel, "*?[]{}\\")}
@@ -339,16 +350,14 @@ func (p *Policy) alwaysPath(s *subject) []Rule {
 	return []Rule{r}
 }
 
-func (p *Policy) alwaysShell(call chat.ToolCall) []Rule {
-	cmd, ok := argString(call, "command")
-	if !ok {
+func (s *subject) alwaysShell() []Rule {
+	if !s.hasCmd {
 		return nil
 	}
-	prog := analyzeShell(cmd)
+	prog := s.program()
 	if prog.err != nil {
 		return nil
 	}
-	s := &subject{p: p, call: call, command: cmd, hasCmd: true, prog: prog}
 	if s.movesAway() != "" {
 		return nil // its paths cannot be judged
 	}
@@ -526,11 +535,14 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	return pauseResult(reason)
 }
 
-// Protected says why call writes a protected path that no allow rule
-// names exactly, or "" (also when protection is off). A caller that
-// approves paused calls wholesale (tackle --yes) uses it to leave those
-// to a person.
-func (p *Policy) Protected(call chat.ToolCall) string {
+// HeldBack says why a blanket approval — one given to calls at once,
+// with no person looking at each: the UI's "approve these", tackle --yes
+// — must hold call back, or "" when it may approve it. It holds back a
+// call that writes a protected path no allow rule names exactly (the
+// pause step 4 makes, in every mode): a change there can run code later,
+// so a person answers for that call on its own. Nothing is held back
+// when protection is off.
+func (p *Policy) HeldBack(call chat.ToolCall) string {
 	p.mu.Lock()
 	allow, session := p.allow, p.session
 	p.mu.Unlock()
@@ -538,17 +550,37 @@ func (p *Policy) Protected(call chat.ToolCall) string {
 	return s.protected(s.kind, allow, session)
 }
 
-// ReadAllowed reports whether the file rel (workspace-relative,
-// slash-separated, symbolic links resolved) may be read: false when a
-// deny rule on reading covers it. The file tools take it as a filter, so
-// that a grep of a whole directory skips the file too.
+// Protected says why a write to the file rel would ask in every mode —
+// rel is protected and no allow rule names it exactly — or "" (also
+// when protection is off). rel is a path as the file tools resolve it:
+// relative to the workspace, slash-separated, symbolic links resolved;
+// or absolute, outside it. It agrees with what the policy decides for a
+// call of a file tool that writes rel (write_file, edit_file).
+func (p *Policy) Protected(rel string) string {
+	if p.env.prot.Off {
+		return ""
+	}
+	p.mu.Lock()
+	allow, session := p.allow, p.session
+	p.mu.Unlock()
+	rel, why := p.protectedWrite("", tools.EditsFiles, []string{p.relPath(rel)}, slices.Concat(allow, session))
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is protected (%s)", rel, why)
+}
+
+// ReadAllowed reports whether the file rel (as for Protected) may be
+// read: false when a deny rule on reading covers it, as it would a call
+// of a file tool that shows rel (read_file, grep). The file tools take it
+// as a filter, so that a grep of a whole directory skips the file too.
 func (p *Policy) ReadAllowed(rel string) bool {
 	p.mu.Lock()
 	deny := p.deny
 	p.mu.Unlock()
-	rel = path.Clean(filepath.ToSlash(rel))
+	rel = p.relPath(rel)
 	for _, r := range deny {
-		if ruleAccess(r.Tool)&readAccess == 0 {
+		if p.ruleAccess(r.Tool)&tools.ReadsFiles == 0 {
 			continue
 		}
 		if r.Pattern == "" || matchPath(r.Pattern, rel, true) {
@@ -575,61 +607,52 @@ func pauseResult(reason string) hooks.PreToolResult {
 	return hooks.PreToolResult{Action: hooks.ToolPause, Reason: reason}
 }
 
-// access is how a file tool reaches the paths it names.
-type access uint8
-
-const (
-	readAccess access = 1 << iota // it shows what the file holds
-	editAccess                    // it changes the file
-	listAccess                    // it shows names only
-)
-
-// accessOf says how a tool reaches its paths; 0 for a tool that is not a
-// built-in file tool.
-func accessOf(tool string) access {
-	switch tool {
-	case tools.ReadFile, tools.Grep:
-		return readAccess
-	case tools.EditFile:
-		return readAccess | editAccess // its result shows the file
-	case tools.WriteFile:
-		return editAccess
-	case tools.Glob, tools.ListDir:
-		return listAccess
+// ruleAccess is the access a path rule of the tool named is about (see
+// tools.Access.Main): how the tool reaches its paths, as it declares; 0
+// for a tool that names no paths or that the policy does not know.
+func (p *Policy) ruleAccess(tool string) tools.Access {
+	if p.inspector == nil {
+		return 0
 	}
-	return 0
-}
-
-// ruleAccess is the access a path rule of the tool is about.
-func ruleAccess(tool string) access {
-	if tool == tools.EditFile {
-		return editAccess
+	t, ok := p.inspector.Lookup(tool)
+	if !ok {
+		return 0
 	}
-	return accessOf(tool)
+	return t.Access().Main()
 }
 
 // denyApplies reports whether a deny rule of tool rt applies to a call of
-// tool ct: the same tool, or a tool that reaches paths the way the rule
-// is about.
-func denyApplies(rt, ct string) bool {
-	return toolMatches(rt, ct) || ruleAccess(rt)&accessOf(ct) != 0
+// tool ct reaching its paths with access ca: the same tool, or a tool
+// that reaches paths the way the rule is about.
+func (p *Policy) denyApplies(rt, ct string, ca tools.Access) bool {
+	return toolMatches(rt, ct) || p.ruleAccess(rt)&ca != 0
 }
 
 // allowApplies reports whether an allow rule of tool rt applies to a call
-// of tool ct: the same tool, or one whose rules are about the same access.
-func allowApplies(rt, ct string) bool {
-	return toolMatches(rt, ct) || ruleAccess(rt) != 0 && ruleAccess(rt) == ruleAccess(ct)
+// of tool ct reaching its paths with access ca: the same tool, or one
+// whose rules are about the same access.
+func (p *Policy) allowApplies(rt, ct string, ca tools.Access) bool {
+	if toolMatches(rt, ct) {
+		return true
+	}
+	ra := p.ruleAccess(rt)
+	return ra != 0 && ra == ca.Main()
 }
 
 // subject is one call as rules see it.
 type subject struct {
 	p       *Policy
 	call    chat.ToolCall
-	kind    tools.Kind // KindRead, KindEdit or KindExec (see New)
-	command string     // bash: the program
+	kind    tools.Kind   // KindRead, KindEdit or KindExec (see New)
+	access  tools.Access // how the tool reaches paths, as it declares
+	command string       // bash: the program
 	hasCmd  bool
 	prog    *program // bash: parsed on first use
-	paths   []string // other tools: the paths the call names
+	// paths are the paths a file tool's call names as rules see them
+	// (relPath): as sent, then as resolved (tools.CallInfo); sent is the
+	// first as sent, for a reason.
+	paths []string
+	sent  string
 	// server is a remote tool's server (an MCP server's tool): it asks
 	// unless a rule allows it, whatever it declares.
 	server string
@@ -644,10 +667,11 @@ type subject struct {
 func (p *Policy) subject(call chat.ToolCall) *subject {
 	var info tools.CallInfo
 	if p.inspector != nil {
-		// Arguments the tool refuses still give its kind.
+		// Arguments the tool refuses still give its kind, and what they
+		// name as far as they decode.
 		info, _ = p.inspector.Inspect(call)
 	}
-	s := &subject{p: p, call: call, kind: tools.KindExec, server: info.Server}
+	s := &subject{p: p, call: call, kind: tools.KindExec, access: info.Access, server: info.Server}
 	if info.Kind == tools.KindRead || info.Kind == tools.KindEdit {
 		s.kind = info.Kind
 	}
@@ -655,15 +679,13 @@ func (p *Policy) subject(call chat.ToolCall) *subject {
 		return s // a remote tool names no workspace paths tackle can judge
 	}
 	if call.Name == ShellTool {
-		s.command, s.hasCmd = argString(call, "command")
+		s.command, s.hasCmd = info.Command, info.Command != ""
 		return s
 	}
-	raw, ok := argString(call, "path")
-	if !ok || raw == "" {
-		raw = "." // list_dir, glob and grep default to the workspace root
+	if len(info.Sent) > 0 {
+		s.sent = info.Sent[0]
 	}
-	s.paths = append(s.paths, p.relPath(raw))
-	for _, r := range info.Paths {
+	for _, r := range slices.Concat(info.Sent, info.Paths) {
 		if r = p.relPath(r); !slices.Contains(s.paths, r) {
 			s.paths = append(s.paths, r)
 		}
@@ -713,11 +735,11 @@ func (s *subject) denied(deny []Rule) denial {
 	var patterns, pathRules []Rule
 	for i := range deny {
 		r := &deny[i]
-		if s.call.Name == ShellTool && r.Tool != ShellTool && r.Pattern != "" && ruleAccess(r.Tool) != 0 {
+		if s.call.Name == ShellTool && r.Tool != ShellTool && r.Pattern != "" && s.p.ruleAccess(r.Tool) != 0 {
 			pathRules = append(pathRules, *r)
 			continue
 		}
-		if !denyApplies(r.Tool, s.call.Name) {
+		if !s.p.denyApplies(r.Tool, s.call.Name, s.access) {
 			continue
 		}
 		if r.Pattern == "" {
@@ -733,6 +755,12 @@ func (s *subject) denied(deny []Rule) denial {
 		return denial{}
 	}
 	if s.call.Name != ShellTool {
+		if len(s.paths) == 0 {
+			// The tool declares no paths (or the policy has no
+			// inspector): its arguments cannot be held against a
+			// pattern.
+			return denial{unsure: fmt.Sprintf("cannot tell which paths %s names, to check it against the deny rule %s", s.call.Name, &patterns[0])}
+		}
 		for i, r := range patterns {
 			for _, p := range s.paths {
 				if matchPath(r.Pattern, p, true) {
@@ -743,6 +771,9 @@ func (s *subject) denied(deny []Rule) denial {
 		return denial{}
 	}
 	if !s.hasCmd {
+		if s.p.inspector == nil {
+			return denial{unsure: "without the tools to ask, the policy cannot see its command"}
+		}
 		return denial{} // the tool refuses the call
 	}
 	prog := s.program()
@@ -768,10 +799,10 @@ func (s *subject) denied(deny []Rule) denial {
 			for i, r := range patterns {
 				switch matchDeny(strings.Fields(r.Pattern), args) {
 				case fullMatch:
-					return denial{rule: &patterns[i], what: oneLine(c.String())}
+					return denial{rule: &patterns[i], what: chat.OneLine(c.String(), maxQuoted)}
 				case maybeMatch:
 					if unsure == "" {
-						unsure = fmt.Sprintf("cannot tell whether %s is denied by %s", oneLine(c.String()), r)
+						unsure = fmt.Sprintf("cannot tell whether %s is denied by %s", chat.OneLine(c.String(), maxQuoted), r)
 					}
 				}
 			}
@@ -796,7 +827,7 @@ func (s *subject) pathDenied(rules []Rule) denial {
 	check := func(w word, edit bool, what string) denial {
 		rels := s.wordPaths(w)
 		for i, r := range rules {
-			if ruleAccess(r.Tool)&editAccess != 0 && !edit {
+			if s.p.ruleAccess(r.Tool)&tools.EditsFiles != 0 && !edit {
 				continue
 			}
 			for _, rel := range rels {
@@ -815,7 +846,7 @@ func (s *subject) pathDenied(rules []Rule) denial {
 	for _, list := range [][]*command{prog.cmds, prog.guesses} {
 		for _, c := range list {
 			a := s.assessed(c)
-			what := oneLine(c.String())
+			what := chat.OneLine(c.String(), maxQuoted)
 			for _, t := range a.writes {
 				if d := check(t.w, true, what); d.rule != nil {
 					return d
@@ -875,32 +906,19 @@ func (s *subject) protected(kind tools.Kind, allow, session []Rule) string {
 		return ""
 	}
 	if s.call.Name != ShellTool {
-		if kind != tools.KindEdit && accessOf(s.call.Name)&editAccess == 0 {
+		if kind != tools.KindEdit && s.access&tools.EditsFiles == 0 {
 			return ""
 		}
-		// The exact rule must name the path as sent and as resolved.
-		paths := slices.Clone(s.paths)
-		for _, rel := range s.paths {
-			if r, ok := e.rel(e.absPath(rel)); ok && !slices.Contains(paths, r) {
-				paths = append(paths, r)
-			}
+		rel, why := s.p.protectedWrite(s.call.Name, s.access, s.paths, slices.Concat(allow, session))
+		if why == "" {
+			return ""
 		}
-		for _, rel := range s.paths {
-			why := e.protected(e.absPath(rel))
-			if why == "" {
-				continue
-			}
-			if exactPathRule(append(slices.Clone(allow), session...), s.call.Name, paths) {
-				return ""
-			}
-			if r, ok := e.rel(e.absPath(rel)); ok && r != rel {
-				return fmt.Sprintf("%s (a link to %s) is protected (%s). Only an allow rule naming exactly the file lets a write to it through, and only by its own path, e.g. --allow '%s(%s)'",
-					rel, r, why, s.call.Name, escapeGlob(r, "*?[]{}\\"))
-			}
-			return fmt.Sprintf("%s is protected (%s). Only an allow rule naming exactly this path lets it through, e.g. --allow '%s(%s)'",
-				rel, why, s.call.Name, escapeGlob(rel, "*?[]{}\\"))
+		if r, ok := e.rel(e.absPath(rel)); ok && r != rel {
+			return fmt.Sprintf("%s (a link to %s) is protected (%s). Only an allow rule naming exactly the file lets a write to it through, and only by its own path, e.g. --allow '%s(%s)'",
+				rel, r, why, s.call.Name, escapeGlob(r, "*?[]{}\\"))
 		}
-		return ""
+		return fmt.Sprintf("%s is protected (%s). Only an allow rule naming exactly this path lets it through, e.g. --allow '%s(%s)'",
+			rel, why, s.call.Name, escapeGlob(rel, "*?[]{}\\"))
 	}
 	if !s.hasCmd {
 		return ""
@@ -1097,11 +1115,11 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 		return ""
 	}
 	if a.config != "" {
-		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", oneLine(c.String()), a.config)
+		return fmt.Sprintf("%s %s, which is protected (a command hook there runs on tackle's next start)", chat.OneLine(c.String(), maxQuoted), a.config)
 	}
 	for _, t := range a.writes {
 		if why := e.protectedTarget(t.w, true); why != "" {
-			return fmt.Sprintf("%s writes to %s, which is protected (%s)", oneLine(c.String()), t.w.src, why)
+			return fmt.Sprintf("%s writes to %s, which is protected (%s)", chat.OneLine(c.String(), maxQuoted), t.w.src, why)
 		}
 	}
 	if !a.mayWriteAny() {
@@ -1125,18 +1143,46 @@ func (e *pathEnv) namesProtected(c *command, a *assessment) string {
 			// A word known only at run time counts where the table says
 			// the command writes it (above), not as any argument.
 			if why := e.protectedTarget(cw, false); why != "" {
-				return fmt.Sprintf("%s names %s, which is protected (%s)", oneLine(c.String()), w.src, why)
+				return fmt.Sprintf("%s names %s, which is protected (%s)", chat.OneLine(c.String(), maxQuoted), w.src, why)
 			}
 		}
 	}
 	return ""
 }
 
+// protectedWrite returns the first of paths (as rules see them: relPath)
+// that is protected and why, unless an allow rule of rules names each of
+// them exactly, also as its links resolve; tool, reaching the paths with
+// access, is the tool that writes ("" for any that edits). It returns
+// "", "" when no path is protected or such a rule lets the write
+// through. It does not look at whether protection is off.
+func (p *Policy) protectedWrite(tool string, access tools.Access, paths []string, rules []Rule) (rel, why string) {
+	e := &p.env
+	for _, rel := range paths {
+		if why = e.protected(e.absPath(rel)); why == "" {
+			continue
+		}
+		// The exact rule must name the path as sent and as resolved.
+		all := slices.Clone(paths)
+		for _, rel := range paths {
+			if r, ok := e.rel(e.absPath(rel)); ok && !slices.Contains(all, r) {
+				all = append(all, r)
+			}
+		}
+		if p.exactPathRule(rules, tool, access, all) {
+			return "", ""
+		}
+		return rel, why
+	}
+	return "", ""
+}
+
 // exactPathRule reports an allow rule of a tool reaching paths like tool
-// whose pattern is exactly the path (no wildcards), for every path.
-func exactPathRule(rules []Rule, tool string, paths []string) bool {
+// (reaching them with access) whose pattern is exactly the path (no
+// wildcards), for every path.
+func (p *Policy) exactPathRule(rules []Rule, tool string, access tools.Access, paths []string) bool {
 	for _, r := range rules {
-		if r.Pattern == "" || !allowApplies(r.Tool, tool) || hasMeta(r.Pattern, "*?[{") {
+		if r.Pattern == "" || !p.allowApplies(r.Tool, tool, access) || hasMeta(r.Pattern, "*?[{") {
 			continue
 		}
 		if allPaths(r.Pattern, paths) {
@@ -1183,7 +1229,7 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 	var rules []Rule
 	for _, list := range [][]Rule{allow, session} {
 		for _, r := range list {
-			if !allowApplies(r.Tool, s.call.Name) {
+			if !s.p.allowApplies(r.Tool, s.call.Name, s.access) {
 				continue
 			}
 			if r.Pattern == "" {
@@ -1283,58 +1329,26 @@ func (s *subject) describe(kind tools.Kind) string {
 			what += " (read-only, the server says)"
 		}
 		if args := strings.TrimSpace(s.call.Arguments); args != "" && args != "{}" {
-			return fmt.Sprintf("%s wants to run with %s", what, oneLine(args))
+			return fmt.Sprintf("%s wants to run with %s", what, chat.OneLine(args, maxQuoted))
 		}
 		return what + " wants to run"
 	}
 	switch {
 	case name == ShellTool && s.hasCmd:
-		return fmt.Sprintf("%s wants to run: %s", name, oneLine(s.command))
+		return fmt.Sprintf("%s wants to run: %s", name, chat.OneLine(s.command, maxQuoted))
 	case kind == tools.KindEdit:
-		if p, ok := argString(s.call, "path"); ok && p != "" {
-			return fmt.Sprintf("%s wants to change %s", name, p)
+		if s.sent != "" {
+			return fmt.Sprintf("%s wants to change %s", name, s.sent)
 		}
 		return name + " wants to change files"
 	case kind == tools.KindRead:
-		if p, ok := argString(s.call, "path"); ok && p != "" {
-			return fmt.Sprintf("%s wants to read %s", name, p)
+		if s.sent != "" {
+			return fmt.Sprintf("%s wants to read %s", name, s.sent)
 		}
 		return name + " wants to read files"
 	}
 	if args := strings.TrimSpace(s.call.Arguments); args != "" && args != "{}" {
-		return fmt.Sprintf("%s wants to run with %s", name, oneLine(args))
+		return fmt.Sprintf("%s wants to run with %s", name, chat.OneLine(args, maxQuoted))
 	}
 	return name + " wants to run"
-}
-
-// argString returns a string argument of a call. Arguments are decoded as
-// the tools decode them: a JSON object, exact key, the last duplicate wins.
-func argString(call chat.ToolCall, key string) (string, bool) {
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil {
-		return "", false
-	}
-	raw, ok := args[key]
-	if !ok {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// oneLine shortens a command for a one-line reason; the approval UI shows
-// the full command separately.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		cut := 200
-		for cut > 0 && (s[cut]&0xC0) == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }

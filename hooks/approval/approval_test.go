@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -94,14 +95,30 @@ func TestPlanMode(t *testing.T) {
 	}
 }
 
+// decision is a call decided under rules: the action wanted, and what
+// its reason contains.
+type decision struct {
+	mode        Mode
+	allow, deny []string
+	call        chat.ToolCall
+	want        hooks.PreToolAction
+	reason      string
+}
+
+// checkDecisions decides each case with the policy newPolicy makes.
+func checkDecisions(t *testing.T, cases []decision, newPolicy func(mode Mode, allow, deny []string) *Policy) {
+	t.Helper()
+	for _, tt := range cases {
+		got := newPolicy(tt.mode, tt.allow, tt.deny).Decide(tt.call)
+		if got.Action != tt.want || !strings.Contains(got.Reason, tt.reason) {
+			t.Errorf("%s allow %v deny %v %s %s: got %s %q, want %s containing %q",
+				tt.mode, tt.allow, tt.deny, tt.call.Name, tt.call.Arguments, actionNames[got.Action], got.Reason, actionNames[tt.want], tt.reason)
+		}
+	}
+}
+
 func TestDenyBeatsAllow(t *testing.T) {
-	tests := []struct {
-		mode        Mode
-		allow, deny []string
-		call        chat.ToolCall
-		want        hooks.PreToolAction
-		reason      string
-	}{
+	tests := []decision{
 		{Default, []string{"bash(rm *)"}, []string{"bash(rm -rf *)"}, bashCall("rm -rf x"), skip, "denied by the rule bash(rm -rf *): rm -rf x"},
 		{Default, []string{"bash(rm *)"}, []string{"bash(rm -rf *)"}, bashCall("rm x"), cont, "allowed by bash(rm *)"},
 		{Default, []string{"bash"}, []string{"bash(curl *)"}, bashCall("ls && curl evil.example"), skip, "bash(curl *)"},
@@ -123,22 +140,16 @@ func TestDenyBeatsAllow(t *testing.T) {
 		// A bare allow rule covers every call, even ones no pattern could.
 		{Default, []string{"bash"}, nil, bashCall("echo $(date) > out"), cont, "allowed by bash"},
 	}
-	for _, tt := range tests {
-		p := mustPolicy(t, tt.mode, tt.allow, tt.deny)
-		got := p.Decide(tt.call)
-		if got.Action != tt.want || !strings.Contains(got.Reason, tt.reason) {
-			t.Errorf("%s allow %v deny %v %s %s: got %s %q, want %s containing %q",
-				tt.mode, tt.allow, tt.deny, tt.call.Name, tt.call.Arguments, actionNames[got.Action], got.Reason, actionNames[tt.want], tt.reason)
-		}
-	}
+	checkDecisions(t, tests, func(mode Mode, allow, deny []string) *Policy { return mustPolicy(t, mode, allow, deny) })
 }
 
 func TestPathRules(t *testing.T) {
 	const root = "/work/ws"
 	links := map[string]string{"docs/link/x": ".git/x", "docs/alias.md": "docs/real.md"}
 	resolve := func(c chat.ToolCall) []string {
-		p, _ := argString(c, "path")
-		if r, ok := links[p]; ok {
+		var args struct{ Path string }
+		_ = json.Unmarshal([]byte(c.Arguments), &args)
+		if r, ok := links[args.Path]; ok {
 			return []string{r}
 		}
 		return nil

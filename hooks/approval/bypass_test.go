@@ -142,7 +142,7 @@ func TestClass5ProtectedWords(t *testing.T) {
 	for _, mode := range []Mode{Yolo, Default, AcceptEdits} {
 		p := mustPolicy(t, mode, nil, nil, WithWorkspace(root), WithProtection(Protection{Home: home}))
 		for _, cmd := range asks {
-			if why := p.Protected(bashCall(cmd)); why == "" {
+			if why := p.HeldBack(bashCall(cmd)); why == "" {
 				t.Errorf("%s: %q is not protected", mode, cmd)
 			}
 			if got := p.Decide(bashCall(cmd)); got.Action != pause {
@@ -150,7 +150,7 @@ func TestClass5ProtectedWords(t *testing.T) {
 			}
 		}
 		for _, cmd := range passes {
-			if why := p.Protected(bashCall(cmd)); why != "" {
+			if why := p.HeldBack(bashCall(cmd)); why != "" {
 				t.Errorf("%s: %q is protected: %s", mode, cmd, why)
 			}
 		}

@@ -25,6 +25,8 @@ func (mcpInspector) Inspect(call chat.ToolCall) (tools.CallInfo, error) {
 	return inspector{}.Inspect(call)
 }
 
+func (mcpInspector) Lookup(name string) (*tools.Tool, bool) { return builtins.Lookup(name) }
+
 func mcpPolicy(t *testing.T, mode Mode, allow, deny []string) *Policy {
 	t.Helper()
 	a, d, err := Rules{Allow: allow, Deny: deny}.Parse()

@@ -109,7 +109,7 @@ func (s *subject) notReadOnly() string {
 // commandNotReadOnly says why one command of a program is not read-only,
 // or "".
 func (s *subject) commandNotReadOnly(c *command) string {
-	name := oneLine(c.String())
+	name := chat.OneLine(c.String(), maxQuoted)
 	for i, w := range c.words[:c.assigns] {
 		k, _, _ := strings.Cut(w.text, "=")
 		if !w.static || !envOnly(k) && !(len(c.args()) == 0 && ownVarName(k)) {

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // This file reads one simple command with the knowledge of commands.go:
@@ -190,7 +192,7 @@ func (a *assessment) raise(e effect) { a.effect = max(a.effect, e) }
 // flag guards the word at index i of the arguments: what it does.
 func (a *assessment) flag(p *parsed, i int, what string) {
 	if j := i + (len(a.guard) - len(p.args)); j >= 0 && j < len(a.guard) && a.guard[j] == "" {
-		a.guard[j] = fmt.Sprintf("%s (%s)", oneLine(p.args[i].src), what)
+		a.guard[j] = fmt.Sprintf("%s (%s)", chat.OneLine(p.args[i].src, maxQuoted), what)
 	}
 }
 
@@ -260,7 +262,7 @@ func (e *pathEnv) checkGitDir(a *assessment) {
 func parserGuards(a *assessment, c *command) {
 	for i, why := range c.guard {
 		if why != "" && a.guard[i] == "" {
-			a.guard[i] = fmt.Sprintf("%s (%s)", oneLine(c.words[i].src), why)
+			a.guard[i] = fmt.Sprintf("%s (%s)", chat.OneLine(c.words[i].src, maxQuoted), why)
 			a.raise(runsCode)
 		}
 	}

@@ -36,11 +36,12 @@ const (
 
 // Answers say how Drive answers the calls that ask for approval.
 type Answers struct {
-	// Yes approves them (--yes), except those Protected refuses.
+	// Yes approves them (--yes), except those HeldBack holds back.
 	Yes bool
-	// Protected, if not nil, returns why --yes must not approve a call (it
-	// writes a protected path), or "" when it may.
-	Protected func(chat.ToolCall) string
+	// HeldBack, if not nil, returns why --yes must not approve a call (it
+	// writes a protected path: approval.Policy.HeldBack), or "" when it
+	// may.
+	HeldBack func(chat.ToolCall) string
 	// Summarize words a call on stderr as its tool does; nil shows its
 	// arguments as sent.
 	Summarize Summarizer
@@ -66,7 +67,7 @@ type Result struct {
 }
 
 // Drive runs prompt to completion. Each pause is decided at once: with
-// a.Yes every pending call a.Protected does not refuse is approved, and a
+// a.Yes every pending call a.HeldBack does not hold back is approved, and a
 // line on stderr names the call and why it asked; otherwise it is denied
 // with a reason the model sees, and a note on stderr says how to allow it
 // — or, with a.Save, the run ends paused with nothing decided. Either way
@@ -147,19 +148,27 @@ func (a Answers) approvesAll(pending []agent.PendingCall) bool {
 		return false
 	}
 	for _, p := range pending {
-		if a.Protected != nil && a.Protected(p.Call) != "" {
+		if a.heldBack(p.Call) != "" {
 			return false
 		}
 	}
 	return true
 }
 
+// heldBack says why --yes must not approve call, or "".
+func (a Answers) heldBack(call chat.ToolCall) string {
+	if a.HeldBack == nil {
+		return ""
+	}
+	return a.HeldBack(call)
+}
+
 // decide answers one pending call as a piped run does, and says so on
 // stderr; denied reports a denial.
 func (a Answers) decide(p agent.PendingCall, stderr io.Writer) (d agent.Decision, denied bool) {
 	var why string
-	if a.Yes && a.Protected != nil {
-		why = a.Protected(p.Call)
+	if a.Yes {
+		why = a.heldBack(p.Call)
 	}
 	if a.Yes && why == "" {
 		fmt.Fprintf(stderr, "tackle: approved by --yes: %s%s\n", summary(p.Call, a.Summarize), paren(pauseNote(p)))

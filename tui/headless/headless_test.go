@@ -9,6 +9,7 @@ import (
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -69,7 +70,7 @@ func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
 		}
 		return ""
 	}
-	res := Drive(context.Background(), r, "go", Answers{Yes: true, Protected: protected, Summarize: summaries(t)}, &stderr)
+	res := Drive(context.Background(), r, "go", Answers{Yes: true, HeldBack: protected, Summarize: summaries(t)}, &stderr)
 	if res.Denied != 1 || len(r.decisions) != 2 {
 		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
 	}
@@ -84,6 +85,72 @@ func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
 	if strings.Contains(s, "approved by --yes: write_file") || !strings.Contains(s, "denied write_file  a.go") ||
 		!strings.Contains(s, "--dangerously-skip-protection") {
 		t.Errorf("stderr = %q", s)
+	}
+}
+
+// pausingRunner pauses once with pending, then finishes, and records the
+// decisions it was given.
+type pausingRunner struct {
+	pending   []chat.ToolCall
+	decisions []agent.Decision
+}
+
+func (r *pausingRunner) Run(context.Context, string) (agent.Outcome, error) {
+	out := agent.Outcome{Status: agent.StatusPaused}
+	for _, c := range r.pending {
+		out.Pending = append(out.Pending, agent.PendingCall{Call: c, Hook: "approval"})
+	}
+	return out, nil
+}
+
+func (r *pausingRunner) Resume(_ context.Context, d []agent.Decision) (agent.Outcome, error) {
+	r.decisions = d
+	return agent.Outcome{Status: agent.StatusFinished}, nil
+}
+
+// TestYesHoldsBackWhatThePolicyHoldsBack: --yes denies exactly what the
+// policy holds back (approval.Policy.HeldBack), the calls the UI's
+// "approve these" leaves to be asked on their own (tui
+// TestApproveTheseHoldsBackWhatThePolicyHoldsBack has the same calls):
+// writes to protected paths, by a file tool or a shell redirect, but not
+// one an allow rule names exactly.
+func TestYesHoldsBackWhatThePolicyHoldsBack(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	reg := tools.NewRegistry(ws)
+	allow, _, err := approval.Rules{Allow: []string{"write_file(.env)"}}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := approval.New(approval.Default, reg, approval.WithRules(allow, nil))
+	call := func(id, name string, args any) chat.ToolCall {
+		b, _ := json.Marshal(args)
+		return chat.ToolCall{ID: id, Name: name, Arguments: string(b)}
+	}
+	r := &pausingRunner{pending: []chat.ToolCall{
+		call("c1", tools.Bash, tools.BashArgs{Command: "make test"}),
+		call("c2", tools.WriteFile, tools.WriteFileArgs{Path: "a.go", Content: "x"}),
+		call("c3", tools.WriteFile, tools.WriteFileArgs{Path: ".git/config", Content: "x"}),
+		call("c4", tools.Bash, tools.BashArgs{Command: "echo x > .env"}),
+		call("c5", tools.EditFile, tools.EditFileArgs{Path: ".tackle/config.json", OldString: "a", NewString: "b"}),
+		call("c6", tools.WriteFile, tools.WriteFileArgs{Path: ".env", Content: "x"}),
+	}}
+	var stderr bytes.Buffer
+	res := Drive(context.Background(), r, "go", Answers{Yes: true, HeldBack: policy.HeldBack, Summarize: reg.Summary}, &stderr)
+	approved := map[string]bool{"c1": true, "c2": true, "c6": true}
+	if res.Denied != 3 || len(r.decisions) != len(r.pending) {
+		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
+	}
+	for _, d := range r.decisions {
+		switch {
+		case approved[d.CallID] && d.Verdict != agent.Approve:
+			t.Errorf("%s: %+v, want it approved", d.CallID, d)
+		case !approved[d.CallID] && (d.Verdict != agent.Deny || d.By != ByYes || !strings.Contains(d.Reason, "protected")):
+			t.Errorf("%s: %+v, want it denied by --yes as protected", d.CallID, d)
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func TestDriveSavesAPauseItCannotAnswer(t *testing.T) {
 		return ""
 	}
 	r = &scriptedRunner{}
-	if res := Drive(context.Background(), r, "go", Answers{Save: true, Yes: true, Protected: protected}, &stderr); !res.Saved || r.decisions != nil {
+	if res := Drive(context.Background(), r, "go", Answers{Save: true, Yes: true, HeldBack: protected}, &stderr); !res.Saved || r.decisions != nil {
 		t.Errorf("a call --yes may not approve: %+v, decisions %+v", res, r.decisions)
 	}
 	r = &scriptedRunner{}
