@@ -127,7 +127,8 @@ func TestPermissionsDialogEmpty(t *testing.T) {
 // the rule as written there; an ask rule dropped for the session asks no
 // more, and the transcript says the file still has it.
 func TestPermissionsDialogShowsClaudeRules(t *testing.T) {
-	policy := approval.New(approval.Yolo, nil, approval.WithPermissions([]approval.Permission{
+	reg, _ := testTools(t)
+	policy := approval.New(approval.Yolo, reg, approval.WithPermissions([]approval.Permission{
 		{Rule: rule(t, "read_file(**/*secret*)"), Deny: true, Source: approval.FromClaude, Origin: "/home/user/proj/.claude/settings.json: permissions.deny[0] Read(**/*secret*)"},
 		{Rule: rule(t, "bash(git push *)"), Ask: true, Source: approval.FromClaude, Origin: "/home/user/.claude/settings.json: permissions.ask[0] Bash(git push:*)"},
 	}))
@@ -145,7 +146,7 @@ func TestPermissionsDialogShowsClaudeRules(t *testing.T) {
 		}
 	}
 	push := bashCall("c", "git push origin main")
-	if got := policy.Decide(push); got.Action != hooks.ToolPause {
+	if got := policy.Decide(push); got.Action != hooks.ToolPause || !strings.Contains(got.Reason, "the rule ask bash(git push *) covers it") {
 		t.Fatalf("before: %+v", got)
 	}
 	h.keys("down", "d", "esc")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -110,7 +111,12 @@ func TestTranslatedRulesDecide(t *testing.T) {
 	if len(tr.Notes) != 0 {
 		t.Fatalf("notes: %q", tr.Notes)
 	}
-	p := approval.New(approval.Yolo, nil, approval.WithWorkspace(ws), approval.WithPermissions(tr.Perms))
+	w, err := tools.OpenWorkspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	p := approval.New(approval.Yolo, tools.NewRegistry(w), approval.WithWorkspace(ws), approval.WithPermissions(tr.Perms))
 	for cmd, want := range map[string]string{
 		`{"command":"cat main.go"}`:                          "skip",
 		`{"command":"git push origin main"}`:                 "skip",
