@@ -53,6 +53,8 @@ type harness struct {
 	// stamps of the files the model reads and writes (session.KindFile):
 	// a later process taking the session up knows what the model has seen.
 	files atomic.Pointer[session.Recorder]
+	// current is the conversation the latest Worker goes on with.
+	current atomic.Pointer[conversation]
 	// sandbox is the OS sandbox of the commands run for the model.
 	sandbox *sandboxed
 }
@@ -74,6 +76,9 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	}
 	if w := h.sandbox.warning(); w != "" {
 		emit(agent.Warning{Message: w})
+	}
+	for _, n := range st.Notes {
+		emit(agent.Warning{Message: n})
 	}
 	h.sandbox.sb.OnChanged(h.sandbox.changed(emit))
 	// A deny rule on reading a file also hides it from a grep of a directory.
@@ -138,7 +143,7 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	if err := h.registerClaudeHooks(env, emit); err != nil {
 		return err
 	}
-	if err := h.startServers(ctx, st.User.HookServers, env, emit); err != nil {
+	if err := h.startServers(ctx, st.User.HookServers, st.picoclaw(), env, emit); err != nil {
 		return err
 	}
 	emit = h.observe(emit) // the checks' and MCP servers' news reach observers too
@@ -156,26 +161,35 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	return err
 }
 
-// startServers starts the hook servers, registers their hooks and
-// reports what goes wrong with them while they run to emit. Their stderr
-// goes to the state directory's hooks/NAME.log.
-func (h *harness) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
-	if len(specs) == 0 {
+// startServers starts the hook servers and picoclaw's process hooks,
+// registers their hooks and reports what goes wrong with them while they
+// run to emit. Their stderr goes to the state directory's hooks/NAME.log.
+func (h *harness) startServers(ctx context.Context, specs []process.Spec, pico []process.PicoclawSource, env environ, emit func(agent.Event)) error {
+	if len(specs) == 0 && len(pico) == 0 {
 		return nil
 	}
 	opts := process.Options{
 		Workdir: h.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
-		Warn: func(msg string) { emit(agent.Warning{Message: msg}) },
+		Warn:      func(msg string) { emit(agent.Warning{Message: msg}) },
+		SessionID: h.sessionID,
 	}
 	if state, err := config.StateDir(env.get); err == nil {
 		opts.LogDir = filepath.Join(state, "hooks")
 	}
-	set, err := process.Start(ctx, specs, opts)
+	set, err := process.StartAll(ctx, specs, pico, opts)
 	if err != nil {
 		return err
 	}
 	h.servers = set
 	return set.Register(h.hooks)
+}
+
+// sessionID is the id of the session of the conversation going on.
+func (h *harness) sessionID() string {
+	if cv := h.current.Load(); cv != nil {
+		return cv.id()
+	}
+	return ""
 }
 
 // observe returns onEvent, which also sends each event to the hook
@@ -263,6 +277,7 @@ func systemPrompt(root string, env environ, sb *tools.Sandbox) (string, []tui.Co
 // conversation, records into cv's session and sends its events to
 // onEvent.
 func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	h.current.Store(cv)
 	onEvent = h.observe(onEvent) // hook servers observe every event
 	cfg := agent.Config{
 		Client:           h.client,

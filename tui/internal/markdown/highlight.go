@@ -19,10 +19,15 @@ import (
 // must not fire on real input, while a pathological regexp still ends.
 //
 // regexp2 checks its timeouts against a clock that a goroutine advances
-// once per check period, and gives every match at least one period more
-// than it asks for: with a period of highlightTimeoutFloor, no match is
-// given up before that much time has passed, whatever chroma asks for.
-const highlightTimeoutFloor = 10 * time.Second
+// once per check period, starting one period after it is started, and
+// gives every match at least its timeout more than the clock's reading:
+// with a period of an hour, the clock does not move for the first hour
+// of the process, so no highlighting regexp is given up then, whatever
+// chroma asks for; after it, only a match running across a tick of the
+// clock that comes 250 ms late can be. The price: a regexp of chroma's
+// that backtracks without end on some input (none of the lexers is known
+// to) would hold its render that long.
+const highlightTimeoutFloor = time.Hour
 
 func init() {
 	// Before any regexp runs, so the clock goroutine never reads the
