@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/app/config"
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -74,8 +76,8 @@ func claudeSources(cfg config.Config, proj projectLayer, env environ) ([]claude.
 // state directory.
 func (h *harness) registerClaudeHooks(env environ, emit func(agent.Event)) error {
 	sources, err := claudeSources(h.st.User, h.st.Project, env)
-	if err != nil || len(sources) == 0 {
-		return err
+	if err != nil || !slices.ContainsFunc(sources, func(s claude.Source) bool { return len(s.Settings.Hooks) > 0 }) {
+		return err // settings with permissions only: resolve applied them
 	}
 	ch := &claudeHooks{root: h.root, warn: func(msg string) { emit(agent.Warning{Message: msg}) }}
 	if state, err := config.StateDir(env.get); err == nil {
@@ -174,4 +176,52 @@ func (ch *claudeHooks) close() {
 	if t := ch.transcript.Load(); t != nil {
 		t.Close()
 	}
+}
+
+// claudePerms are the permissions of the Claude Code settings tackle
+// reads, translated: their rules, their defaultModes (the project's, the
+// user's) and what could not be translated.
+type claudePerms struct {
+	perms                   []approval.Permission
+	projectModes, userModes []claudeMode
+	notes                   []string
+}
+
+// claudeMode is the defaultMode of one settings file, in tackle's words.
+type claudeMode struct {
+	path string
+	mode approval.Mode
+}
+
+// claudePermissions translates the permissions of the Claude Code settings
+// files whose hooks tackle runs (claudeSources): the user's
+// ~/.claude/settings.json when claude_hooks.user is set, and the
+// project's trusted .claude/settings.json and settings.local.json. The
+// project's local file's defaultMode wins over its shared one, as in
+// Claude Code.
+func claudePermissions(user config.Config, proj projectLayer, env environ, root string) (claudePerms, error) {
+	var cp claudePerms
+	sources, err := claudeSources(user, proj, env)
+	if err != nil {
+		return cp, err
+	}
+	home := env.get("HOME")
+	for _, src := range sources {
+		t := claude.TranslatePermissions(src, root, home)
+		cp.perms = append(cp.perms, t.Perms...)
+		cp.notes = append(cp.notes, t.Notes...)
+		if t.Mode == "" {
+			continue
+		}
+		m := claudeMode{path: src.Path, mode: t.Mode}
+		switch {
+		case !slices.ContainsFunc(proj.claude, func(p claude.Source) bool { return p.Path == src.Path }):
+			cp.userModes = append(cp.userModes, m)
+		case filepath.Base(src.Path) == "settings.local.json":
+			cp.projectModes = append([]claudeMode{m}, cp.projectModes...)
+		default:
+			cp.projectModes = append(cp.projectModes, m)
+		}
+	}
+	return cp, nil
 }

@@ -45,13 +45,16 @@ type harness struct {
 	mcp      *mcpServers        // the MCP servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts, for /context (the
-	// tool definitions, which change, are toolsPart).
+	// tool definitions and the MCP servers' instructions, which change,
+	// are liveParts).
 	contextParts []tui.ContextPart
 	compaction   compaction
 	// files is the recorder of the conversation going on, which keeps the
 	// stamps of the files the model reads and writes (session.KindFile):
 	// a later process taking the session up knows what the model has seen.
 	files atomic.Pointer[session.Recorder]
+	// current is the conversation the latest Worker goes on with.
+	current atomic.Pointer[conversation]
 	// sandbox is the OS sandbox of the commands run for the model.
 	sandbox *sandboxed
 }
@@ -73,6 +76,9 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	}
 	if w := h.sandbox.warning(); w != "" {
 		emit(agent.Warning{Message: w})
+	}
+	for _, n := range st.Notes {
+		emit(agent.Warning{Message: n})
 	}
 	h.sandbox.sb.OnChanged(h.sandbox.changed(emit))
 	// A deny rule on reading a file also hides it from a grep of a directory.
@@ -137,7 +143,7 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	if err := h.registerClaudeHooks(env, emit); err != nil {
 		return err
 	}
-	if err := h.startServers(ctx, st.User.HookServers, env, emit); err != nil {
+	if err := h.startServers(ctx, st.User.HookServers, st.picoclaw(), env, emit); err != nil {
 		return err
 	}
 	emit = h.observe(emit) // the checks' and MCP servers' news reach observers too
@@ -155,26 +161,35 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	return err
 }
 
-// startServers starts the hook servers, registers their hooks and
-// reports what goes wrong with them while they run to emit. Their stderr
-// goes to the state directory's hooks/NAME.log.
-func (h *harness) startServers(ctx context.Context, specs []process.Spec, env environ, emit func(agent.Event)) error {
-	if len(specs) == 0 {
+// startServers starts the hook servers and picoclaw's process hooks,
+// registers their hooks and reports what goes wrong with them while they
+// run to emit. Their stderr goes to the state directory's hooks/NAME.log.
+func (h *harness) startServers(ctx context.Context, specs []process.Spec, pico []process.PicoclawSource, env environ, emit func(agent.Event)) error {
+	if len(specs) == 0 && len(pico) == 0 {
 		return nil
 	}
 	opts := process.Options{
 		Workdir: h.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
-		Warn: func(msg string) { emit(agent.Warning{Message: msg}) },
+		Warn:      func(msg string) { emit(agent.Warning{Message: msg}) },
+		SessionID: h.sessionID,
 	}
 	if state, err := config.StateDir(env.get); err == nil {
 		opts.LogDir = filepath.Join(state, "hooks")
 	}
-	set, err := process.Start(ctx, specs, opts)
+	set, err := process.StartAll(ctx, specs, pico, opts)
 	if err != nil {
 		return err
 	}
 	h.servers = set
 	return set.Register(h.hooks)
+}
+
+// sessionID is the id of the session of the conversation going on.
+func (h *harness) sessionID() string {
+	if cv := h.current.Load(); cv != nil {
+		return cv.id()
+	}
+	return ""
 }
 
 // observe returns onEvent, which also sends each event to the hook
@@ -189,12 +204,17 @@ func (h *harness) observe(onEvent func(agent.Event)) func(agent.Event) {
 	}
 }
 
-// toolsPart is the tool definitions as the next request sends them, for
-// /context.
-func (h *harness) toolsPart() tui.ContextPart {
+// liveParts are the parts of the next request that change while the UI
+// runs, for /context: the MCP servers' instructions (when any server gave
+// some) and the tool definitions.
+func (h *harness) liveParts() []tui.ContextPart {
+	var parts []tui.ContextPart
+	if text := h.mcp.instructions(); text != "" {
+		parts = append(parts, tui.ContextPart{Name: "MCP servers' instructions", Text: text})
+	}
 	specs := h.toolbox.Specs()
 	b, _ := json.Marshal(specs)
-	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
+	return append(parts, tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)})
 }
 
 // kill kills the hook servers' and the MCP servers' processes at once,
@@ -257,6 +277,7 @@ func systemPrompt(root string, env environ, sb *tools.Sandbox) (string, []tui.Co
 // conversation, records into cv's session and sends its events to
 // onEvent.
 func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Worker {
+	h.current.Store(cv)
 	onEvent = h.observe(onEvent) // hook servers observe every event
 	cfg := agent.Config{
 		Client:           h.client,
@@ -274,6 +295,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		ContextWindow:    h.compaction.window,
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,
+		SystemNotes:      h.mcp.instructions,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message

@@ -124,8 +124,10 @@ func hookRows(cfg config.Config, proj projectLayer, untrusted []projectFile, env
 	}
 	rows = append(rows, commandRows(cfg, "user")...)
 	rows = append(rows, serverRows(cfg)...)
+	rows = append(rows, picoclawRows(cfg, "user")...)
 	rows = append(rows, claudeRows(cfg.Path, cfg.ClaudeHooks.Hooks, "user")...)
 	rows = append(rows, commandRows(proj.cfg, "trusted")...)
+	rows = append(rows, picoclawRows(proj.cfg, "trusted")...)
 	rows = append(rows, claudeRows(proj.cfg.Path, proj.cfg.ClaudeHooks.Hooks, "trusted")...)
 	for _, src := range proj.claude {
 		rows = append(rows, claudeRows(src.Path, src.Settings.Hooks, "trusted")...)
@@ -187,6 +189,20 @@ func serverRows(cfg config.Config) []hookRow {
 	return rows
 }
 
+// picoclawRows lists the tackle hooks of the config's picoclaw hooks:
+// one row per stage, and one for what a hook observes.
+func picoclawRows(cfg config.Config, trust string) []hookRow {
+	var rows []hookRow
+	for _, h := range cfg.PicoclawHooks.List() {
+		ev := "(events)"
+		if h.Event != 0 {
+			ev = h.Event.String()
+		}
+		rows = append(rows, hookRow{Source: cfg.Path, Event: ev, Name: h.Name + " (" + h.Stages + ")", Priority: h.Priority, Kind: "picoclaw", Trust: trust})
+	}
+	return rows
+}
+
 func claudeRows(source string, byEvent map[string][]claude.Group, trust string) []hookRow {
 	var rows []hookRow
 	for _, ev := range claude.Events {
@@ -212,7 +228,7 @@ func untrustedRows(f projectFile) []hookRow {
 			return []hookRow{{Source: f.path, Event: "-", Name: "(unreadable: " + err.Error() + ")", Kind: "-", Trust: trust}}
 		}
 		cfg.Path = f.path
-		return append(commandRows(cfg, trust), claudeRows(f.path, cfg.ClaudeHooks.Hooks, trust)...)
+		return slices.Concat(commandRows(cfg, trust), picoclawRows(cfg, trust), claudeRows(f.path, cfg.ClaudeHooks.Hooks, trust))
 	}
 	var s claude.Settings
 	if err := json.Unmarshal(f.contents, &s); err != nil {

@@ -1,11 +1,13 @@
 package app
 
 // tackle permissions: list and revoke the allow and deny rules of the user
-// config file.
+// config file; list the rules of the Claude Code settings tackle reads.
 
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +17,7 @@ import (
 )
 
 type permissionsCmd struct {
-	List   rulesListCmd   `cmd:"" default:"1" help:"List the allow and deny rules of the user config file (the default)."`
+	List   rulesListCmd   `cmd:"" default:"1" help:"List the allow and deny rules of the user config file, and the rules of the Claude Code settings tackle reads (the default)."`
 	Revoke rulesRevokeCmd `cmd:"" help:"Remove an allow or deny rule from the user config file (every copy of it, in both lists)."`
 }
 
@@ -32,14 +34,60 @@ const sessionRulesNote = `--allow and --deny add rules to one run. Rules added w
 	`(a in the approval dialog) live only in the running session (a session continued later starts without them): ` +
 	`/permissions in the interactive UI lists and revokes them.`
 
-// Run lists the user config's rules.
-func (rulesListCmd) Run(stdio Streams, user config.Config) error {
+// Run lists the user config's rules, and those of the Claude Code
+// settings of the user (claude_hooks.user) and of the workspace.
+func (rulesListCmd) Run(c *cli, stdio Streams, user config.Config) error {
 	path, err := config.UserPath(stdio.Env.get)
 	if err != nil {
 		return err
 	}
+	proj, untrusted, err := listProject(c.Workspace, stdio.Env)
+	if err != nil {
+		return err
+	}
+	root, err := absWorkspace(c.Workspace)
+	if err != nil {
+		return err
+	}
+	cp, err := claudePermissions(user, proj, stdio.Env, root)
+	if err != nil {
+		return usageError{config.InFile(user.Path, err)}
+	}
 	listRules(path, user, stdio.Out)
+	listClaudeRules(cp, untrusted, stdio.Out)
+	fmt.Fprintln(stdio.Out, sessionRulesNote)
 	return nil
+}
+
+// listClaudeRules prints the rules of the Claude Code settings tackle
+// reads, as tackle applies them, each with the file, the field and the
+// rule as written there; what it does not apply; and the project's
+// settings files it does not read until they are trusted.
+func listClaudeRules(cp claudePerms, untrusted []projectFile, w io.Writer) {
+	var skipped []string
+	for _, f := range untrusted {
+		if filepath.Base(filepath.Dir(f.path)) == ".claude" {
+			skipped = append(skipped, f.path)
+		}
+	}
+	if len(cp.perms)+len(cp.notes)+len(skipped)+len(cp.projectModes)+len(cp.userModes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Rules from Claude Code settings (deny wins over ask, ask over allow):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, p := range cp.perms {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Effect(), p.Rule, shownRule(p.Origin))
+	}
+	for _, m := range slices.Concat(cp.projectModes, cp.userModes) {
+		fmt.Fprintf(tw, "  mode\t%s\t%s: permissions.defaultMode (a flag, the environment or a tackle config wins)\n", m.mode, m.path)
+	}
+	tw.Flush()
+	for _, n := range cp.notes {
+		fmt.Fprintf(w, "  %s\n", shownRule(n))
+	}
+	for _, p := range skipped {
+		fmt.Fprintf(w, "  %s is not trusted: its rules do not apply (trust it as it is: start tackle in the workspace, or pass --trust-project)\n", p)
+	}
 }
 
 // Run removes the rule from the user config file.
@@ -77,7 +125,6 @@ func listRules(path string, cfg config.Config, w io.Writer) {
 		tw.Flush()
 		fmt.Fprintf(w, "Remove one with: tackle permissions revoke 'RULE'\n")
 	}
-	fmt.Fprintln(w, sessionRulesNote)
 }
 
 // revokeRule removes every copy of rule from the allow and deny lists of

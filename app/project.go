@@ -1,8 +1,9 @@
 package app
 
 // The project layer: a project's .tackle/config.json, its MCP servers
-// (.mcp.json) and the hooks of its Claude Code settings
-// (.claude/settings.json, .claude/settings.local.json) can run code, so each is used only after the user trusted its current
+// (.mcp.json) and the hooks and permissions of its Claude Code settings
+// (.claude/settings.json, .claude/settings.local.json) can run code or
+// change what runs without asking, so each is used only after the user trusted its current
 // contents (config.Trust, hash-pinned in the state directory): the
 // interactive UI asks once before it starts, showing what the file would
 // run; a piped run leaves an untrusted file out, saying so, unless
@@ -31,7 +32,8 @@ type projectLayer struct {
 	// cfg is the trusted .tackle/config.json (zero when there is none, or
 	// it is not trusted).
 	cfg config.Config
-	// claude are the hooks of the trusted Claude Code settings files.
+	// claude are the hooks and permissions of the trusted Claude Code
+	// settings files.
 	claude []claude.Source
 	// mcp are the MCP servers of the trusted .mcp.json.
 	mcp map[string]mcp.Spec
@@ -45,10 +47,11 @@ type projectFile struct {
 	shows string
 }
 
-// projectFiles are the workspace's files that can run code, with their
-// contents. A Claude Code settings file without hooks runs nothing and is
-// left out, and so is the user's own ~/.claude/settings.json when the
-// workspace is the home directory (claude_hooks.user is its switch).
+// projectFiles are the workspace's files that can run code or change what
+// runs without asking, with their contents. A Claude Code settings file
+// without hooks or permissions does neither and is left out, and so is
+// the user's own ~/.claude/settings.json when the workspace is the home
+// directory (claude_hooks.user is its switch).
 func projectFiles(root, home string) ([]projectFile, error) {
 	var files []projectFile
 	tackle := filepath.Join(root, ".tackle", "config.json")
@@ -78,19 +81,32 @@ func projectFiles(root, home string) ([]projectFile, error) {
 			continue
 		}
 		var s struct {
-			Hooks json.RawMessage `json:"hooks"`
+			Hooks       json.RawMessage `json:"hooks"`
+			Permissions json.RawMessage `json:"permissions"`
 		}
 		if err := json.Unmarshal(b, &s); err != nil {
 			// Shown whole; trusting it then fails with the JSON error.
 			files = append(files, projectFile{path: p, contents: b, shows: string(b)})
 			continue
 		}
-		if len(s.Hooks) == 0 || bytes.Equal(s.Hooks, []byte("null")) || bytes.Equal(bytes.TrimSpace(s.Hooks), []byte("{}")) {
+		// What the file does: its hooks run code, its permissions change
+		// what runs without asking.
+		var parts []string
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"hooks", s.Hooks}, {"permissions", s.Permissions}} {
+			if raw := bytes.TrimSpace(f.raw); len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
+				continue
+			}
+			var shown bytes.Buffer
+			json.Indent(&shown, f.raw, "  ", "  ")
+			parts = append(parts, fmt.Sprintf("  %q: %s", f.name, shown.String()))
+		}
+		if len(parts) == 0 {
 			continue
 		}
-		var shown bytes.Buffer
-		json.Indent(&shown, s.Hooks, "", "  ")
-		files = append(files, projectFile{path: p, contents: b, shows: `{"hooks": ` + shown.String() + "}\n"})
+		files = append(files, projectFile{path: p, contents: b, shows: "{\n" + strings.Join(parts, ",\n") + "\n}\n"})
 	}
 	return files, nil
 }
@@ -148,7 +164,7 @@ func openProject(workspace string, trustAll bool, env environ, ask askTrust, std
 		}
 		for _, f := range untrusted {
 			if !yes {
-				fmt.Fprintf(stderr, "tackle: not using %s: it can run code and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
+				fmt.Fprintf(stderr, "tackle: not using %s: it can run code or change what runs without asking, and its contents are not trusted (never trusted, or changed since); review it and run with --trust-project, or start tackle interactively to trust it\n", f.path)
 				continue
 			}
 			if err := trust.Pin(f.path, f.contents); err != nil {
@@ -270,7 +286,7 @@ func projectOnly(cfg config.Config) error {
 func terminalTrust(in io.Reader, out io.Writer) askTrust {
 	return func(files []projectFile) (bool, error) {
 		for _, f := range files {
-			fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine:\n\n%s\n", f.path, indent(f.shows))
+			fmt.Fprintf(out, "\nThis project has %s, which can run code on your machine or change what runs without asking:\n\n%s\n", f.path, indent(f.shows))
 		}
 		q := "Trust it as it is now (tackle asks again if it changes)? [y/N] "
 		if len(files) > 1 {

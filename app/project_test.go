@@ -19,23 +19,32 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 }
 
 // TestProjectFiles: which project files need trust and what the question
-// shows.
+// shows: a Claude Code settings file's hooks (they run code) and its
+// permissions (an allow rule lets calls run without asking), nothing
+// else of it; a file with neither is not asked about.
 func TestProjectFiles(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		".tackle/config.json":         `{"mode": "plan"}`,
-		".claude/settings.json":       `{"permissions": {"allow": ["Bash"]}}`, // no hooks: runs nothing
-		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make test"}]}]}}`,
+		".claude/settings.json":       `{"permissions": {"allow": ["Bash"]}, "model": "opus"}`,
+		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make test"}]}]}, "permissions": {}}`,
 	})
 	files, err := projectFiles(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 || !strings.HasSuffix(files[0].path, ".tackle/config.json") || !strings.HasSuffix(files[1].path, "settings.local.json") {
+	if len(files) != 3 || !strings.HasSuffix(files[0].path, ".tackle/config.json") || !strings.HasSuffix(files[1].path, ".claude/settings.json") || !strings.HasSuffix(files[2].path, "settings.local.json") {
 		t.Fatalf("files %+v", files)
 	}
-	if !strings.Contains(files[1].shows, `"command": "make test"`) || strings.Contains(files[1].shows, "permissions") {
-		t.Errorf("shows %q", files[1].shows)
+	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash\"\n    ]\n  }\n}\n"; files[1].shows != want {
+		t.Errorf("shows %q, want %q", files[1].shows, want)
+	}
+	if !strings.Contains(files[2].shows, `"command": "make test"`) || strings.Contains(files[2].shows, "permissions") {
+		t.Errorf("shows %q", files[2].shows)
+	}
+	writeFiles(t, root, map[string]string{".claude/settings.json": `{"model": "opus", "permissions": null}`})
+	if files, _ := projectFiles(root, ""); len(files) != 2 {
+		t.Errorf("a settings file that runs and allows nothing is asked about: %+v", files)
 	}
 	// The workspace is the home directory: ~/.claude/settings.json is the
 	// user's, switched on by claude_hooks.user.
@@ -60,6 +69,13 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"hook_servers": [{"name": "s", "command": ["./s"]}]}`)})
 	if err == nil || !strings.Contains(err.Error(), "cannot set hook_servers") {
 		t.Errorf("hook_servers: got %v", err)
+	}
+	// picoclaw's hooks may come from a trusted project config, whose
+	// whole contents the trust question shows.
+	if err := p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"picoclaw_hooks": {"processes": {"g": {"enabled": true, "command": ["./g.py"], "intercept": ["approve_tool"]}}}}`)}); err != nil {
+		t.Errorf("picoclaw_hooks: %v", err)
+	} else if st := (Settings{Project: p}); len(st.picoclaw()) != 1 || st.picoclaw()[0].Path != "/p/.tackle/config.json" {
+		t.Errorf("the project's picoclaw hooks: %+v", st.picoclaw())
 	}
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".claude/settings.json": `{"hooks": `})

@@ -103,6 +103,17 @@ func (c *configured) hooks(cfg config.Config, root string) {
 	for _, s := range cfg.HookServers {
 		c.argv(s.Command, root)
 	}
+	argvs, dirs := cfg.PicoclawHooks.Commands()
+	for i, argv := range argvs {
+		dir := root
+		if d := dirs[i]; d != "" {
+			dir = d
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, dir)
+			}
+		}
+		c.argv(argv, dir)
+	}
 	for _, cmd := range cfg.Checks.Commands {
 		c.argv(cmd.Run, root)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestProtectionFromConfig: the config file, the scripts its command hooks,
-// hook servers and check commands run (by path, or by name when the workspace holds
+// hook servers, picoclaw hooks and check commands run (by path, or by name when the workspace holds
 // them), and the config and state directories are protected.
 func TestProtectionFromConfig(t *testing.T) {
 	root := t.TempDir()
@@ -20,6 +20,9 @@ func TestProtectionFromConfig(t *testing.T) {
 		"on_prompt_submit": [{"name": "c", "command": ["/opt/hooks/abs.sh"]}, {"name": "d", "command": ["python3", "-c", "print(1)"]}]
 	}, "checks": {"commands": [{"match": "*.sh", "run": ["bash", "lint.sh", "{files}"]}]},
 	"hook_servers": [{"name": "e", "command": ["python3", "hooks/server.py"]}],
+	"picoclaw_hooks": {"processes": {"gate": {"enabled": true, "command": ["python3", "/tmp/review_gate.py"], "intercept": ["approve_tool"]},
+		"here": {"enabled": true, "command": ["./gate.sh"], "dir": "pico", "observe": ["*"]},
+		"off": {"enabled": false, "command": ["python3", "off.py"]}}},
 	"mcpServers": {"m": {"command": "./mcp/server.sh", "args": ["--db", "data.db"]}, "n": {"command": "node", "args": ["index.js"], "cwd": "srv"},
 		"web": {"url": "https://example.com/mcp"}}}`
 	writeFiles(t, root, map[string]string{"srv/index.js": ""})
@@ -44,12 +47,15 @@ func TestProtectionFromConfig(t *testing.T) {
 		// model must not be able to rewrite what it runs.
 		filepath.Join(root, "mcp", "server.sh"),
 		filepath.Join(root, "srv", "index.js"),
+		// picoclaw's hooks, from their directory.
+		"/tmp/review_gate.py",
+		filepath.Join(root, "pico", "gate.sh"),
 	} {
 		if !slices.Contains(pr.Files, want) {
 			t.Errorf("%s is not protected: %q", want, pr.Files)
 		}
 	}
-	for _, not := range []string{filepath.Join(root, "python3"), filepath.Join(root, "bash"), filepath.Join(root, "{files}"), filepath.Join(root, "print(1)")} {
+	for _, not := range []string{filepath.Join(root, "off.py"), filepath.Join(root, "python3"), filepath.Join(root, "bash"), filepath.Join(root, "{files}"), filepath.Join(root, "print(1)")} {
 		if slices.Contains(pr.Files, not) {
 			t.Errorf("%s is protected", not)
 		}

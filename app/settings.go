@@ -62,9 +62,14 @@ type Settings struct {
 
 	// The settings made of more than one value.
 	APIKey string
-	// Perms are the allow and deny rules: the user config's, the flags',
-	// the trusted project config's, each with where it came from.
+	// Perms are the allow, ask and deny rules: the user config's, the
+	// flags', the trusted project config's, and those of the Claude Code
+	// settings tackle reads (claudePermissions), each with where it came
+	// from.
 	Perms []approval.Permission
+	// Notes are what the user should know of the settings at start: what
+	// of the Claude Code settings' permissions tackle cannot apply.
+	Notes []string
 	// Checks are the turn-end checks' settings; nil when they are off.
 	Checks *checks.Config
 	// Keys rebinds the UI's keys (the user config's "keys").
@@ -115,19 +120,23 @@ func resolve(kctx *kong.Context, c *cli, deny []string, user config.Config, proj
 		Keys:   user.Keys,
 	}
 	st.UserThemes, st.themesErr = themes.Load(themes.Dir(env.get))
-	errs := st.merge(layers(kctx, env, user, project.cfg))
+	cp, err := claudePermissions(user, project, env, root)
+	errs := []error{config.InFile(user.Path, err)}
+	errs = append(errs, st.merge(layers(kctx, env, user, project.cfg, cp))...)
 
 	perms, err := permissions(user, c.Allow, deny)
 	errs = append(errs, err)
 	projectPerms, err := permissions(project.cfg, nil, nil)
 	errs = append(errs, err)
-	st.Perms = append(perms, projectPerms...)
+	st.Perms = slices.Concat(perms, projectPerms, cp.perms)
+	st.Notes = cp.notes
 	if err := user.Redact.Validate(); err != nil {
 		errs = append(errs, config.InFile(user.Path, err))
 	}
 	st.Checks, err = checkSettings(user, c.NoAutoformat)
 	errs = append(errs, err)
 	errs = append(errs, checkHookServers(user, root, env))
+	errs = append(errs, checkPicoclaw(st.picoclaw(), root, env))
 	if err := mcp.ValidateAll(user.MCPServers); err != nil {
 		errs = append(errs, config.InFile(user.Path, fmt.Errorf("mcpServers: %w", err)))
 	}
@@ -317,7 +326,10 @@ type origin struct {
 	flag string // the flag, "--max-requests"
 	env  string // the environment variable it came from, if so
 	file string // the config file it came from, if so
-	dflt bool   // the built-in default
+	// field is the file's field, when it is not named like the flag (a
+	// Claude Code settings file's permissions.defaultMode).
+	field string
+	dflt  bool // the built-in default
 }
 
 // String names the origin the way an error message starts:
@@ -327,6 +339,8 @@ func (o origin) String() string {
 	switch {
 	case o.env != "":
 		return o.env
+	case o.file != "" && o.field != "":
+		return fmt.Sprintf("%s: field %s", o.file, o.field)
 	case o.file != "":
 		return fmt.Sprintf("config %s: field %s", o.file, fieldName(o.flag))
 	case o.dflt:
@@ -349,14 +363,32 @@ type layer func(s setting) (origin, bool)
 // layers are the sources of settings, highest precedence first: a setting
 // takes its value from the first layer that has one. The project's
 // config file (when there is a trusted one) comes between the
-// environment and the user's file.
-func layers(kctx *kong.Context, env environ, user, project config.Config) []layer {
+// environment and the user's file; the defaultMode of the project's
+// Claude Code settings after the project's config, the user's after the
+// user's config.
+func layers(kctx *kong.Context, env environ, user, project config.Config, cp claudePerms) []layer {
 	return []layer{
 		fromFlags(kctx),
 		fromEnv(kctx, env),
 		fromFile(project),
+		fromClaude(cp.projectModes),
 		fromFile(user),
+		fromClaude(cp.userModes),
 		fromDefault,
+	}
+}
+
+// fromClaude is the defaultMode of Claude Code settings files: the first
+// of modes that has one.
+func fromClaude(modes []claudeMode) layer {
+	return func(s setting) (origin, bool) {
+		for _, m := range modes {
+			f := config.Config{Mode: string(m.mode), Path: m.path}
+			if m.mode != "" && s.fromFile(&f) {
+				return origin{flag: "--" + s.flag, file: m.path, field: "permissions.defaultMode"}, true
+			}
+		}
+		return origin{}, false
 	}
 }
 
@@ -455,6 +487,26 @@ func checkHookServers(cfg config.Config, root string, env environ) error {
 		}
 	}
 	return config.InFile(cfg.Path, errors.Join(errs...))
+}
+
+// picoclaw are the picoclaw_hooks blocks of the user config and the
+// trusted project config, in that order.
+func (st *Settings) picoclaw() []process.PicoclawSource {
+	var out []process.PicoclawSource
+	for _, cfg := range []config.Config{st.User, st.Project.cfg} {
+		if len(cfg.PicoclawHooks.Processes) > 0 || len(cfg.PicoclawHooks.Builtins) > 0 || len(cfg.PicoclawHooks.Unknown) > 0 {
+			out = append(out, process.PicoclawSource{Path: cfg.Path, Hooks: cfg.PicoclawHooks})
+		}
+	}
+	return out
+}
+
+// checkPicoclaw validates the picoclaw_hooks blocks as they will be
+// started (their programs are looked up from the workspace root); the
+// warnings they give are reported when they start.
+func checkPicoclaw(blocks []process.PicoclawSource, root string, env environ) error {
+	_, err := process.CheckPicoclaw(blocks, process.Options{Workdir: root, Env: env})
+	return err
 }
 
 // permissions parses the config file's allow and deny rules and those of

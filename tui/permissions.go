@@ -62,6 +62,8 @@ func (d *permissionsDialog) revoke() dialogAction {
 		what = fmt.Sprintf("revoked the session rule %s", p.Rule)
 	case approval.FromConfig:
 		what = fmt.Sprintf("dropped the %s rule %s for this session; the config file still has it (tackle permissions revoke removes it there)", p.Effect(), p.Rule)
+	case approval.FromClaude:
+		what = fmt.Sprintf("dropped the %s rule %s for this session; the Claude Code settings file still has it", p.Effect(), p.Rule)
 	default:
 		what = fmt.Sprintf("dropped the %s rule %s (%s) for this session", p.Effect(), p.Rule, p.Origin)
 	}
@@ -74,7 +76,7 @@ func (d *permissionsDialog) revoke() dialogAction {
 // stillApplies names another source of the same rule, if one is left.
 func (d *permissionsDialog) stillApplies(p approval.Permission) string {
 	for _, q := range d.perms {
-		if q.Rule == p.Rule && q.Deny == p.Deny {
+		if q.Rule == p.Rule && q.Deny == p.Deny && q.Ask == p.Ask {
 			return d.origin(q)
 		}
 	}
@@ -90,6 +92,8 @@ func (d *permissionsDialog) origin(p approval.Permission) string {
 		return "config " + tildePath(p.Origin, d.home)
 	case approval.FromFlag:
 		return "flag " + p.Origin
+	case approval.FromClaude:
+		return "Claude Code " + tildePath(p.Origin, d.home)
 	}
 	return p.Source.String()
 }
@@ -103,7 +107,7 @@ func (d *permissionsDialog) layout(_ *themes.Styles, width, height int) {
 
 func (d *permissionsDialog) view(st *themes.Styles) string {
 	inner := max(d.width-4, 8)
-	lines := []string{st.ModalTitle.Render("Permissions") + st.ModalHint.Render(" — deny wins over allow")}
+	lines := []string{st.ModalTitle.Render("Permissions") + st.ModalHint.Render(" — deny wins over ask, ask over allow")}
 	if len(d.perms) == 0 {
 		lines = append(lines, prefixed(st.ModalReason.Render,
 			"No allow or deny rules. a in an approval dialog adds a session rule; --allow, --deny and the config file's allow and deny add others.",

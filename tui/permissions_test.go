@@ -122,3 +122,38 @@ func TestPermissionsDialogEmpty(t *testing.T) {
 		t.Errorf("without a policy:\n%s", h.screen())
 	}
 }
+
+// Rules from a Claude Code settings file are listed with the file and
+// the rule as written there; an ask rule dropped for the session asks no
+// more, and the transcript says the file still has it.
+func TestPermissionsDialogShowsClaudeRules(t *testing.T) {
+	reg, _ := testTools(t)
+	policy := approval.New(approval.Yolo, reg, approval.WithPermissions([]approval.Permission{
+		{Rule: rule(t, "read_file(**/*secret*)"), Deny: true, Source: approval.FromClaude, Origin: "/home/user/proj/.claude/settings.json: permissions.deny[0] Read(**/*secret*)"},
+		{Rule: rule(t, "bash(git push *)"), Ask: true, Source: approval.FromClaude, Origin: "/home/user/.claude/settings.json: permissions.ask[0] Bash(git push:*)"},
+	}))
+	h := newHarness(t, func(o *Options) { o.Policy = policy })
+	h.typeText("/permissions").keys("enter")
+	screen := h.screen()
+	for _, want := range []string{
+		"deny wins over ask, ask over allow",
+		// (cut at the dialog's width)
+		"▸ deny  read_file(**/*secret*)  Claude Code ~/proj/.claude/settings.json: p…",
+		"  ask   bash(git push *)        Claude Code ~/.claude/settings.json: permis…",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the dialog does not show %q:\n%s", want, screen)
+		}
+	}
+	push := bashCall("c", "git push origin main")
+	if got := policy.Decide(push); got.Action != hooks.ToolPause || !strings.Contains(got.Reason, "the rule ask bash(git push *) covers it") {
+		t.Fatalf("before: %+v", got)
+	}
+	h.keys("down", "d", "esc")
+	if got := policy.Decide(push); got.Action != hooks.ToolContinue {
+		t.Errorf("the dropped ask rule still asks: %+v", got)
+	}
+	if screen := strings.Join(strings.Fields(h.screen()), " "); !strings.Contains(screen, "dropped the ask rule bash(git push *) for this session; the Claude Code settings file still has it") {
+		t.Errorf("transcript:\n%s", screen)
+	}
+}

@@ -99,6 +99,9 @@ type Config struct {
 	// HookServers are process hooks: long-lived hook servers speaking
 	// JSON-RPC over stdio.
 	HookServers []process.Spec `json:"hook_servers,omitempty"`
+	// PicoclawHooks is picoclaw's "hooks" block as picoclaw's config.json
+	// has it: its process hooks run unchanged, in picoclaw's protocol.
+	PicoclawHooks process.PicoclawHooks `json:"picoclaw_hooks,omitzero"`
 	// MCPServers are Model Context Protocol servers whose tools the
 	// model may call, by name, in the shape .mcp.json files use (the
 	// name of the field too, so that an entry can be copied as it is).

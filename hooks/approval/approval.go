@@ -15,6 +15,8 @@
 //     sh, …) → Pause;
 //  4. the call writes a protected path (protect.go) → Pause, in every mode,
 //     unless an allow rule names that exact path or protection is off;
+//     then an ask rule (Claude Code's permissions.ask) covers the call,
+//     matched as deny rules are → Pause, in every mode (yolo too);
 //     then, if an earlier pre_tool_call hook said Ask or Allow for exactly
 //     these arguments (hooks.Approval, e.g. a Claude Code hook's
 //     permissionDecision, or a process hook's "approve") → Pause or Continue;
@@ -211,6 +213,7 @@ type Policy struct {
 	sandboxNet bool // and reach the network (escape.go)
 	allow      []Rule
 	deny       []Rule
+	ask        []Rule // ask rules (permissions.go): they ask in every mode
 	session    []Rule // approve-always rules, in the order they were added
 
 	// perms are the allow and deny rules with their sources, when set by
@@ -449,7 +452,7 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 // arguments the hook judged.
 func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolResult {
 	p.mu.Lock()
-	mode, allow, deny, session, sandboxed := p.mode, p.allow, p.deny, p.session, p.sandboxed
+	mode, allow, deny, ask, session, sandboxed := p.mode, p.allow, p.deny, p.ask, p.session, p.sandboxed
 	p.mu.Unlock()
 
 	s := p.subject(call)
@@ -487,6 +490,19 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 			return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (it asks to %s).", call.Name, escape))
 		}
 		return pauseResult(fmt.Sprintf("%s — it asks to %s; asking in every mode", s.describe(kind), escape))
+	}
+	// 4c. Ask rules, in every mode, whatever a hook said: as deny rules
+	// see the call, with a pause for a skip.
+	if len(ask) > 0 {
+		if a := s.denied(ask); a.rule != nil {
+			what := a.what
+			if a.rule.Pattern == "" {
+				what = "every " + a.rule.Tool + " call"
+			}
+			return pauseResult(fmt.Sprintf("%s — the rule ask %s covers it (%s); asking in every mode", s.describe(kind), a.rule, what))
+		} else if a.unsure != "" {
+			return pauseResult(fmt.Sprintf("%s — an ask rule may cover it and tackle cannot tell; asking", s.describe(kind)))
+		}
 	}
 	// A hook's say (hooks.Approval) on the arguments it judged.
 	if say.Holds(call) {

@@ -13,6 +13,7 @@ const (
 	FromFlag    Source = iota + 1 // --allow or --deny on the command line
 	FromConfig                    // a config file
 	FromSession                   // "approve always" during this session
+	FromClaude                    // a Claude Code settings file's permissions
 )
 
 func (s Source) String() string {
@@ -23,15 +24,21 @@ func (s Source) String() string {
 		return "config"
 	case FromSession:
 		return "session"
+	case FromClaude:
+		return "claude"
 	}
 	return "option"
 }
 
-// Permission is one allow or deny rule of a policy and where it came from.
+// Permission is one allow, ask or deny rule of a policy and where it
+// came from.
 type Permission struct {
 	Rule Rule
-	// Deny is set for a deny rule; otherwise the rule allows.
+	// Deny is set for a deny rule, Ask for an ask rule (Claude Code's
+	// permissions.ask: the call asks, whatever the mode, unless a deny
+	// rule skips it); otherwise the rule allows.
 	Deny   bool
+	Ask    bool
 	Source Source
 	// Origin says where the rule was written, for the user: the flag
 	// ("--allow") or the config file and field
@@ -40,10 +47,13 @@ type Permission struct {
 	Origin string
 }
 
-// Effect is "deny" or "allow".
+// Effect is "deny", "ask" or "allow".
 func (p Permission) Effect() string {
-	if p.Deny {
+	switch {
+	case p.Deny:
 		return "deny"
+	case p.Ask:
+		return "ask"
 	}
 	return "allow"
 }
@@ -79,19 +89,22 @@ func WithPermissions(perms []Permission) Option {
 // caller holds p.mu or owns p.
 func (p *Policy) setPermissions(perms []Permission) {
 	p.perms = perms
-	p.allow, p.deny = nil, nil
+	p.allow, p.deny, p.ask = nil, nil, nil
 	for _, perm := range perms {
-		if perm.Deny {
+		switch {
+		case perm.Deny:
 			p.deny = append(p.deny, perm.Rule)
-		} else {
+		case perm.Ask:
+			p.ask = append(p.ask, perm.Rule)
+		default:
 			p.allow = append(p.allow, perm.Rule)
 		}
 	}
 }
 
 // Permissions lists the policy's rules as they stand: deny rules, then
-// allow rules, then session rules, each in the order they were given or
-// added.
+// ask rules, then allow rules, then session rules, each in the order they
+// were given or added.
 func (p *Policy) Permissions() []Permission {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -103,7 +116,12 @@ func (p *Policy) Permissions() []Permission {
 			}
 		}
 		for _, perm := range p.perms {
-			if !perm.Deny {
+			if perm.Ask && !perm.Deny {
+				out = append(out, perm)
+			}
+		}
+		for _, perm := range p.perms {
+			if !perm.Deny && !perm.Ask {
 				out = append(out, perm)
 			}
 		}

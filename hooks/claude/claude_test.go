@@ -149,6 +149,11 @@ func TestPreToolUseOutputs(t *testing.T) {
   allow*) echo '{"hookSpecificOutput":{"permissionDecision":"allow","additionalContext":"ctx for the model"}}';;
   rewrite*) echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo rewritten","description":"x"}}}';;
   legacy*) echo '{"decision":"block","reason":"old form"}';;
+  oldapprove*) echo '{"decision":"approve","reason":"fine by me"}';;
+  oldask*) echo '{"decision":"ask","reason":"check this"}';;
+  defer*) echo '{"hookSpecificOutput":{"permissionDecision":"defer","permissionDecisionReason":"later"}}';;
+  weird*) echo '{"hookSpecificOutput":{"permissionDecision":"maybe"}}';;
+  oldweird*) echo '{"decision":"allow"}';;
   stop*) echo '{"continue":false,"stopReason":"enough"}';;
   exit2*) echo "exit two" >&2; exit 2;;
   fail*) echo "oops" >&2; exit 1;;
@@ -169,6 +174,14 @@ esac`),
 		{"stop", hooks.ToolAbort, "enough", nil},
 		{"ask", hooks.ToolContinue, "", ptr(true)},
 		{"allow", hooks.ToolContinue, "", ptr(false)},
+		// Every decision Claude Code documents, in both forms; "ask" in
+		// the older field, and "defer", ask.
+		{"oldapprove", hooks.ToolContinue, "", ptr(false)},
+		{"oldask", hooks.ToolContinue, "", ptr(true)},
+		{"defer", hooks.ToolContinue, "", ptr(true)},
+		// An unknown value is ignored, with a warning (below).
+		{"weird", hooks.ToolContinue, "", nil},
+		{"oldweird", hooks.ToolContinue, "", nil},
 		{"fail", hooks.ToolContinue, "", nil},
 		{"bad", hooks.ToolContinue, "", nil},
 		{"sys", hooks.ToolContinue, "", nil},
@@ -185,8 +198,14 @@ esac`),
 			t.Errorf("%s: approval %+v", tt.cmd, in.Approval)
 		}
 	}
-	if w := strings.Join(f.warn, "\n"); !strings.Contains(w, "exit status 1: oops") || !strings.Contains(w, "invalid JSON") || !strings.Contains(w, "hello user") {
+	if w := strings.Join(f.warn, "\n"); !strings.Contains(w, "exit status 1: oops") || !strings.Contains(w, "invalid JSON") || !strings.Contains(w, "hello user") ||
+		!strings.Contains(w, `"maybe" is not a permissionDecision of PreToolUse (Claude Code's are allow, deny, ask, defer); ignored`) ||
+		!strings.Contains(w, `"allow" is not a decision of PreToolUse (Claude Code's are approve, block, ask); ignored`) {
 		t.Errorf("warnings: %s", w)
+	}
+	// The reason of an ask reaches the question.
+	if _, in := f.pre(bash("oldask")); in.Approval == nil || in.Approval.Reason != "check this" {
+		t.Errorf("oldask: %+v", in.Approval)
 	}
 	// updatedInput goes back to tackle's fields; the approval is for it.
 	_, in := f.pre(bash("rewrite"))
@@ -440,6 +459,33 @@ func TestToolResponse(t *testing.T) {
 		b, _ := json.Marshal(s.toolResponse(tc.call, "out"))
 		if string(b) != tc.want {
 			t.Errorf("%s: %s, want %s", tc.call.Name, b, tc.want)
+		}
+	}
+}
+
+// A decision value Claude Code does not document for the event is
+// ignored with a warning naming the hook, never silently.
+func TestUnknownDecisionsWarn(t *testing.T) {
+	f := newFixture(t, map[string][]Group{
+		Stop:             {cmd("", `echo '{"decision":"approve"}'`)},
+		UserPromptSubmit: {cmd("", `echo '{"decision":"deny"}'`)},
+		PostToolUse:      {cmd("", `echo '{"hookSpecificOutput":{"permissionDecision":"deny"}}'`)},
+	})
+	if res, _ := f.reg.RunTurnEnd(context.Background(), &hooks.TurnEndInput{Final: chat.Message{Role: chat.RoleAssistant, Content: "done"}}, 0, nil); res.Action != hooks.TurnFinish {
+		t.Errorf("Stop: %+v", res)
+	}
+	if res := f.reg.RunPromptSubmit(context.Background(), &hooks.PromptInput{Message: chat.UserMessage("hi")}, nil); res.Action != hooks.PromptContinue {
+		t.Errorf("UserPromptSubmit: %+v", res)
+	}
+	f.reg.RunPostToolCall(context.Background(), &hooks.PostToolInput{Call: bash("ls"), Result: chat.ToolResult{Status: chat.StatusOK}}, nil)
+	w := strings.Join(f.warn, "\n")
+	for _, want := range []string{
+		`Claude Code hook Stop (test.json, echo '{"decision":"approve"}'): "approve" is not a decision of Stop (Claude Code's are block); ignored`,
+		`"deny" is not a decision of UserPromptSubmit (Claude Code's are block); ignored`,
+		`"deny" is not a permissionDecision of PostToolUse (Claude Code's are none); ignored`,
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("no warning %q in:\n%s", want, w)
 		}
 	}
 }

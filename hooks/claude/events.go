@@ -133,13 +133,18 @@ func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToo
 				decision = "deny"
 			case "approve":
 				decision = "allow"
+			case "ask":
+				decision = "ask"
 			}
 			reason = a.out.Reason
 		}
 		switch decision {
 		case "deny":
 			deny = append(deny, stderrOr(reason, "denied by a Claude Code PreToolUse hook"))
-		case "ask":
+		case "ask", "defer":
+			// defer hands the call to a person later (Claude Code's -p):
+			// tackle asks, and a piped run answers as it answers any
+			// question (--yes, --on-pause save, or a denial).
 			asked, ask = true, append(ask, reason)
 		case "allow":
 			allowed, allow = true, append(allow, reason)

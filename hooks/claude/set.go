@@ -161,6 +161,42 @@ type answer struct {
 	plain   string // stdout that is not JSON
 }
 
+// decisions are the values of "decision" and of
+// hookSpecificOutput.permissionDecision Claude Code documents for each
+// event. "ask" in the older decision field, which Claude Code's
+// PreToolUse never had, is taken for what it says (it only asks).
+var decisions = map[string]struct{ decision, permission []string }{
+	PreToolUse:         {[]string{"approve", "block", "ask"}, []string{"allow", "deny", "ask", "defer"}},
+	PostToolUse:        {[]string{"block"}, nil},
+	PostToolUseFailure: {[]string{"block"}, nil},
+	UserPromptSubmit:   {[]string{"block"}, nil},
+	Stop:               {[]string{"block"}, nil},
+}
+
+// unknownDecisions says which decision values of the answer Claude Code
+// does not document for event: they are ignored, with a warning.
+func (a answer) unknownDecisions(event string) []string {
+	if !a.isJSON {
+		return nil
+	}
+	known := decisions[event]
+	var out []string
+	if d := a.out.Decision; d != "" && !slices.Contains(known.decision, d) {
+		out = append(out, fmt.Sprintf("%q is not a decision of %s (Claude Code's are %s)", d, event, orNone(known.decision)))
+	}
+	if d := a.out.Specific.PermissionDecision; d != "" && !slices.Contains(known.permission, d) {
+		out = append(out, fmt.Sprintf("%q is not a permissionDecision of %s (Claude Code's are %s)", d, event, orNone(known.permission)))
+	}
+	return out
+}
+
+func orNone(values []string) string {
+	if len(values) == 0 {
+		return "none"
+	}
+	return strings.Join(values, ", ")
+}
+
 // stopped reports whether the answer says "continue": false.
 func (a answer) stopped() bool { return a.isJSON && a.out.Continue != nil && !*a.out.Continue }
 
@@ -191,6 +227,9 @@ func (s *Set) fire(ctx context.Context, event, tool string, input any) []answer 
 			if err != nil {
 				s.warn(fmt.Sprintf("Claude Code hook %s (%s, %s): %v", event, h.source, h.command, err))
 				return
+			}
+			for _, bad := range a.unknownDecisions(event) {
+				s.warn(fmt.Sprintf("Claude Code hook %s (%s, %s): %s; ignored", event, h.source, h.command, bad))
 			}
 			answers[i] = &a
 		})

@@ -44,9 +44,11 @@ var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, P
 // (Claude Code's default).
 const DefaultTimeout = 60 * time.Second
 
-// Settings is the part of a Claude Code settings file tackle reads.
+// Settings is the part of a Claude Code settings file tackle reads: its
+// hooks and its permissions (permissions.go).
 type Settings struct {
-	Hooks map[string][]Group `json:"hooks"`
+	Hooks       map[string][]Group `json:"hooks"`
+	Permissions *Permissions       `json:"permissions,omitempty"`
 }
 
 // Group is one matcher of an event and its commands.
@@ -72,8 +74,8 @@ type Source struct {
 	Settings Settings
 }
 
-// Load reads the hooks of a Claude Code settings file. A missing file
-// gives an error that wraps os.ErrNotExist.
+// Load reads the hooks and permissions of a Claude Code settings file. A
+// missing file gives an error that wraps os.ErrNotExist.
 func Load(path string) (Source, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -185,7 +185,7 @@ func (c *conn) notify(line []byte, must bool) {
 		first, notes, noteLen := c.dropped == 1, c.notes, c.noteLen
 		c.mu.Unlock()
 		if first {
-			c.srv.log.Note("the server reads too slowly: %d notifications (%d bytes) wait; dropping hook.event notifications", notes, noteLen)
+			c.srv.log.Note("the server reads too slowly: %d notifications (%d bytes) wait; dropping %s notifications", notes, noteLen, c.srv.eventMethod())
 		}
 		return
 	}
@@ -229,7 +229,7 @@ func (c *conn) write() {
 		c.mu.Unlock()
 		if n > 0 {
 			lastReport = time.Now()
-			c.srv.set.report(fmt.Sprintf("process hook server %q reads too slowly: %d hook.event notifications were dropped (at most %d, or %d MiB, wait)", c.srv.cfg.name, n, maxQueued, maxQueuedBytes>>20))
+			c.srv.set.report(fmt.Sprintf("%s reads too slowly: %d %s notifications were dropped (at most %d, or %d MiB, wait)", c.srv.cfg.describe(), n, c.srv.eventMethod(), maxQueued, maxQueuedBytes>>20))
 		}
 	}
 	defer close(c.written)
@@ -345,13 +345,13 @@ func (c *conn) garbage(err error) {
 	switch {
 	case len(pending) > 0:
 	case c.junk <= maxJunkReports:
-		c.srv.set.report(fmt.Sprintf("process hook server %q: %v", c.srv.cfg.name, err))
+		c.srv.set.report(fmt.Sprintf("%s: %v", c.srv.cfg.describe(), err))
 	case c.junk == maxJunkReports+1:
 		where := ""
 		if p := c.srv.log.Path(); p != "" {
 			where = " (each is noted in " + p + ")"
 		}
-		c.srv.set.report(fmt.Sprintf("process hook server %q goes on writing lines that are not JSON-RPC: they are counted, not shown%s", c.srv.cfg.name, where))
+		c.srv.set.report(fmt.Sprintf("%s goes on writing lines that are not JSON-RPC: they are counted, not shown%s", c.srv.cfg.describe(), where))
 	}
 }
 
@@ -365,7 +365,7 @@ const maxJunkReports = 3
 // than were reported one by one.
 func (c *conn) junkTotal() {
 	if c.junk > maxJunkReports {
-		c.srv.set.report(fmt.Sprintf("process hook server %q wrote %d lines that were not JSON-RPC in all", c.srv.cfg.name, c.junk))
+		c.srv.set.report(fmt.Sprintf("%s wrote %d lines that were not JSON-RPC in all", c.srv.cfg.describe(), c.junk))
 	}
 }
 
@@ -448,11 +448,12 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// shutdown sends hook.shutdown, closes stdin once everything queued is
-// written, and waits grace for the process to exit before it kills the
+// shutdown sends hook.shutdown (not to a picoclaw hook), closes stdin
+// once everything queued is written, and waits grace for the process to exit before it kills the
 // process group.
 func (c *conn) shutdown(grace time.Duration) {
-	if line, err := encodeRequest(0, methodShutdown, struct{}{}); err == nil {
+	// picoclaw only closes stdin: its hooks know no hook.shutdown.
+	if line, err := encodeRequest(0, methodShutdown, struct{}{}); err == nil && c.srv.cfg.pico == nil {
 		c.notify(line, true)
 	}
 	c.mu.Lock()

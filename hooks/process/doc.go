@@ -33,6 +33,19 @@
 // queue of at most 1024 notifications or 8 MiB, past which they are
 // dropped, counted and reported.
 //
+// # picoclaw's hooks
+//
+// StartAll also runs picoclaw's process hooks, from the "hooks" block of
+// picoclaw's config (PicoclawHooks), in picoclaw's own protocol
+// (picoclaw.go): its hello, its stages on tackle's events (before_tool and
+// approve_tool on pre_tool_call, after_tool on post_tool_call, before_llm
+// on pre_llm_request, after_llm on on_turn_end), its actions, and the
+// events it observes as hook.runtime_event notifications in picoclaw's
+// envelope (picoclaw_events.go). Its timeouts and error policy are
+// picoclaw's: an interceptor that fails is passed over, an approve_tool
+// that fails denies the call; "approved": true is no objection, never an
+// approval.
+//
 // # Crashes and shutdown
 //
 // A server that exits is restarted, after 200ms doubling to 5s for each

@@ -76,7 +76,7 @@ func TestFailedHandshakeIsReportedByNameAndNotUsed(t *testing.T) {
 		{"hang", "100ms", "no answer to hook.hello within 100ms"},
 		{"error", "", "error -32000: not today"},
 		{`json:{"version":2,"name":"x","modes":["observe"]}`, "", "speaks protocol version 2; tackle speaks version 1"},
-		{`json:{"name":"x","modes":["observe"]}`, "", `"version" is missing`},
+		{`json:{"name":"x","modes":["observe"]}`, "", `"version" is missing (tackle speaks version 1; a hook written for picoclaw answers so: configure it under "picoclaw_hooks"`},
 		{`json:{"version":1,"modes":["observe"]}`, "", `"name" is missing`},
 		{`json:{"version":1,"name":"x","modes":[]}`, "", `"modes" is empty`},
 		{`json:{"version":1,"name":"x","modes":["spy"]}`, "", `unknown mode "spy"`},

@@ -165,7 +165,8 @@ func readHello(raw json.RawMessage, cfg *config, known []string) (g grant, warni
 	}
 	switch {
 	case h.Version == nil:
-		return g, nil, fmt.Errorf(`hello: "version" is missing (tackle speaks version %d)`, Version)
+		// picoclaw's hooks answer their hello without a version.
+		return g, nil, fmt.Errorf(`hello: "version" is missing (tackle speaks version %d; a hook written for picoclaw answers so: configure it under "picoclaw_hooks", as picoclaw's "hooks" block)`, Version)
 	case *h.Version != Version:
 		return g, nil, fmt.Errorf("hello: the server speaks protocol version %d; tackle speaks version %d", *h.Version, Version)
 	case h.Name == "":

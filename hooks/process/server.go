@@ -36,6 +36,9 @@ type server struct {
 	down     error         // why cur is nil
 	dead     error         // set when it takes no more requests
 	failures int           // starts in a row that answered no request
+	// startErr is why a picoclaw hook did not start: its supervisor
+	// starts it again, and meanwhile its hooks fail by their policy.
+	startErr error
 
 	ctx  context.Context // cancelled by close
 	stop context.CancelFunc
@@ -43,8 +46,8 @@ type server struct {
 }
 
 func newServer(set *Set, cfg config) (*server, error) {
-	log, err := child.OpenLog(set.opts.LogDir, cfg.name, func() {
-		set.report(fmt.Sprintf("process hook server %q writes more than %d MiB to stderr: its log keeps the newest output (%s and .old), older output is dropped", cfg.name, child.MaxLogSize>>20, filepath.Join(set.opts.LogDir, cfg.name+".log")))
+	log, err := child.OpenLog(set.opts.LogDir, cfg.log(), func() {
+		set.report(fmt.Sprintf("%s writes more than %d MiB to stderr: its log keeps the newest output (%s and .old), older output is dropped", cfg.describe(), child.MaxLogSize>>20, filepath.Join(set.opts.LogDir, cfg.log()+".log")))
 	})
 	if err != nil {
 		return nil, err
@@ -64,6 +67,9 @@ func (s *server) connect(ctx context.Context) (*conn, []string, error) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
+	if s.cfg.pico != nil {
+		return s.picoHello(hctx, c)
+	}
 	raw, err := c.call(hctx, methodHello, s.helloParams())
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer to hook.hello within %v", s.cfg.timeout)
@@ -86,6 +92,32 @@ func (s *server) connect(ctx context.Context) (*conn, []string, error) {
 	return c, warnings, nil
 }
 
+// picoHello shakes hands with a picoclaw hook: hook.hello with its name,
+// protocol version 1 and the modes its config gives it, answered with
+// any JSON object. What it does comes from its config, not its answer.
+func (s *server) picoHello(ctx context.Context, c *conn) (*conn, []string, error) {
+	p := s.cfg.pico
+	raw, err := c.call(ctx, picoMethodHello, picoHello{Name: p.name, Version: 1, Modes: p.modes()})
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer to hook.hello within %v", s.cfg.timeout)
+	}
+	var name string
+	if err == nil {
+		name, err = readPicoHello(raw)
+	}
+	if err != nil {
+		c.kill()
+		where := s.log.Where()
+		if strings.Contains(err.Error(), where) {
+			where = ""
+		}
+		return nil, nil, fmt.Errorf("handshake: %w%s", err, where)
+	}
+	c.grant = grant{name: name, intercept: p.events(), observeAll: p.observe && p.kinds == nil, observe: p.kinds, approve: p.approve}
+	s.log.Note("hello (picoclaw): it calls itself %q; modes %v; observes %v", name, p.modes(), p.kinds)
+	return c, nil, nil
+}
+
 func (s *server) helloParams() helloParams {
 	evs := s.cfg.events
 	if evs == nil {
@@ -103,6 +135,14 @@ func (s *server) helloParams() helloParams {
 
 func (s *server) header(ev hooks.Event) wire.Header {
 	return wire.Header{Event: ev.String(), Workspace: s.cfg.dir}
+}
+
+// eventMethod is the method of the server's notifications of events.
+func (s *server) eventMethod() string {
+	if s.cfg.pico != nil {
+		return picoMethodRuntimeEvent
+	}
+	return methodEvent
 }
 
 // current is the live conn, or nil while the server is down.
@@ -151,6 +191,12 @@ func (s *server) setState(c *conn, down, dead error) {
 // a row answered nothing.
 func (s *server) supervise(c *conn) {
 	defer close(s.done)
+	if c == nil { // it did not start: start it again, as after a crash
+		s.setState(nil, s.startErr, nil)
+		if c = s.restart(s.startErr); c == nil {
+			return
+		}
+	}
 	for {
 		select {
 		case <-c.exited:
@@ -183,11 +229,11 @@ func (s *server) restart(why error) *conn {
 		if s.failures > s.opts.MaxRestarts {
 			dead := fmt.Errorf("tackle gave up on the server after %d restarts in a row without an answer; the last: %w", s.opts.MaxRestarts, why)
 			s.setState(nil, why, dead)
-			s.set.report(fmt.Sprintf("process hook server %q: %v", s.cfg.name, dead))
+			s.set.report(fmt.Sprintf("%s: %v", s.cfg.describe(), dead))
 			return nil
 		}
 		wait := s.backoff()
-		s.set.report(fmt.Sprintf("process hook server %q failed (%v); restarting it in %v", s.cfg.name, why, wait))
+		s.set.report(fmt.Sprintf("%s failed (%v); restarting it in %v", s.cfg.describe(), why, wait))
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -206,14 +252,14 @@ func (s *server) restart(why error) *conn {
 			continue
 		}
 		for _, w := range warnings {
-			s.set.report(fmt.Sprintf("process hook server %q: %s", s.cfg.name, w))
+			s.set.report(fmt.Sprintf("%s: %s", s.cfg.describe(), w))
 		}
 		for _, ev := range c.grant.intercept {
 			if !slices.Contains(s.registered, ev) {
-				s.set.report(fmt.Sprintf("process hook server %q asks for %s since its restart, which it did not at startup: not sent", s.cfg.name, ev))
+				s.set.report(fmt.Sprintf("%s asks for %s since its restart, which it did not at startup: not sent", s.cfg.describe(), ev))
 			}
 		}
-		s.set.report(fmt.Sprintf("process hook server %q is running again", s.cfg.name))
+		s.set.report(fmt.Sprintf("%s is running again", s.cfg.describe()))
 		s.setState(c, nil, nil)
 		return c
 	}

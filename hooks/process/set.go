@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/child"
@@ -21,6 +22,11 @@ type Set struct {
 	closed    bool        // reports is closed
 	reports   chan string // to Warn, in order, from one goroutine
 	reported  chan struct{}
+
+	// turns counts the turns that finished (turn_finished events), for
+	// the turn ids picoclaw hooks get; eventSeq numbers their events.
+	turns    atomic.Int64
+	eventSeq atomic.Uint64
 }
 
 // Start checks specs (see Check; a problem is returned and nothing is
@@ -29,11 +35,29 @@ type Set struct {
 // handshake fails is reported through opts.Warn, by name, and not used;
 // the others keep running, restarted when they crash, until Close.
 func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
+	return StartAll(ctx, specs, nil, opts)
+}
+
+// StartAll is Start with picoclaw's process hooks too, from the
+// picoclaw_hooks blocks pico (see CheckPicoclaw; a problem is returned
+// and nothing is started). A picoclaw hook whose handshake fails is
+// reported and started again, as after a crash: meanwhile its
+// interceptors let calls through and its approve_tool denies them, as
+// picoclaw's error policy has it.
+func StartAll(ctx context.Context, specs []Spec, pico []PicoclawSource, opts Options) (*Set, error) {
 	opts.fill()
 	cfgs, err := prepare(specs, opts)
 	if err != nil {
 		return nil, err
 	}
+	picoCfgs, warnings, err := preparePicoclaw(pico, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		opts.Warn(w)
+	}
+	cfgs = append(cfgs, picoCfgs...)
 	set := &Set{opts: opts, reports: make(chan string, 64), reported: make(chan struct{})}
 	type started struct {
 		srv      *server
@@ -53,16 +77,24 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 	}
 	wg.Wait()
 	for i, r := range results {
-		name := cfgs[i].name
+		what := cfgs[i].describe()
+		if r.err != nil && r.srv != nil && cfgs[i].pico != nil {
+			opts.Warn(fmt.Sprintf("%s did not start: %v; tackle starts it again, and meanwhile its hooks fail as picoclaw's do (approve_tool denies the call, the others let it through)", what, r.err))
+			r.srv.registered = cfgs[i].pico.events()
+			r.srv.startErr = r.err
+			set.servers = append(set.servers, r.srv)
+			go r.srv.supervise(nil)
+			continue
+		}
 		if r.err != nil {
 			if r.srv != nil {
 				r.srv.log.Close()
 			}
-			opts.Warn(fmt.Sprintf("process hook server %q is not used: %v", name, r.err))
+			opts.Warn(fmt.Sprintf("%s is not used: %v", what, r.err))
 			continue
 		}
 		for _, w := range r.warnings {
-			opts.Warn(fmt.Sprintf("process hook server %q: %s", name, w))
+			opts.Warn(fmt.Sprintf("%s: %s", what, w))
 		}
 		r.srv.registered = slices.Clone(r.conn.grant.intercept)
 		r.srv.setState(r.conn, nil, nil)
@@ -79,9 +111,11 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Set, error) {
 func (s *Set) Register(reg *hooks.Registry) error {
 	var errs []error
 	for _, srv := range s.servers {
-		for _, ev := range srv.registered {
-			if slices.Contains(reg.Names(ev), srv.cfg.name) {
-				errs = append(errs, fmt.Errorf("process hook server %q: %q is already the name of a %s hook (one of tackle's own, or a command hook): the hooks of an event need names of their own", srv.cfg.name, srv.cfg.name, ev))
+		for ev, names := range srv.hookNames() {
+			for _, name := range names {
+				if slices.Contains(reg.Names(ev), name) {
+					errs = append(errs, fmt.Errorf("%s: %q is already the name of a %s hook (one of tackle's own, or a command hook): the hooks of an event need names of their own", srv.cfg.describe(), name, ev))
+				}
 			}
 		}
 	}
@@ -89,6 +123,10 @@ func (s *Set) Register(reg *hooks.Registry) error {
 		return errors.Join(errs...)
 	}
 	for _, srv := range s.servers {
+		if srv.cfg.pico != nil {
+			srv.registerPico(reg)
+			continue
+		}
 		for _, ev := range srv.registered {
 			eventOf(ev).register(reg, srv)
 		}
@@ -96,9 +134,23 @@ func (s *Set) Register(reg *hooks.Registry) error {
 	return nil
 }
 
+// hookNames are the names of the server's hooks by event.
+func (s *server) hookNames() map[hooks.Event][]string {
+	if s.cfg.pico != nil {
+		return s.picoHookNames()
+	}
+	out := map[hooks.Event][]string{}
+	for _, ev := range s.registered {
+		out[ev] = []string{s.cfg.name}
+	}
+	return out
+}
+
 // Observe sends an event to the servers that observe events of type typ,
-// as a hook.event notification whose params are encode's JSON object.
-// It never waits: encode runs at most once, on the caller's goroutine,
+// as a hook.event notification whose params are encode's JSON object (the
+// event as --output stream-json prints it), and to the picoclaw hooks that
+// observe its kind as a hook.runtime_event (picoclaw_events.go). It
+// counts the turns (turn_finished) for picoclaw's turn ids. It never waits: encode runs at most once, on the caller's goroutine,
 // and only if a server wants the event; a server that is down (being
 // restarted) misses it, and one that reads too slowly has it dropped
 // (counted, and reported through Warn).
@@ -106,21 +158,64 @@ func (s *Set) Observe(typ string, encode func() ([]byte, error)) {
 	if s == nil {
 		return
 	}
-	var line []byte
+	if typ == "turn_finished" {
+		defer s.turns.Add(1)
+	}
+	var event, line, picoLine []byte
+	var picoKind string // of picoLine; "" before it is made, or when there is none
+	picoDone := false
+	encoded := func() []byte {
+		if event == nil {
+			event, _ = encode()
+		}
+		return event
+	}
 	for _, srv := range s.servers {
 		c := srv.current()
-		if c == nil || !c.grant.observes(typ) {
+		if c == nil {
+			continue
+		}
+		if p := srv.cfg.pico; p != nil {
+			if !slices.ContainsFunc(picoKindsOf[typ], p.observes) {
+				continue
+			}
+			if !picoDone {
+				picoDone = true
+				if ev, ok := s.picoEventOf(typ, encoded()); ok {
+					if b, err := encodeRequest(0, picoMethodRuntimeEvent, ev); err == nil {
+						picoLine, picoKind = b, ev.Kind
+					}
+				}
+			}
+			if picoLine != nil && p.observes(picoKind) {
+				c.notify(picoLine, false)
+			}
+			continue
+		}
+		if !c.grant.observes(typ) {
 			continue
 		}
 		if line == nil {
-			event, err := encode()
-			if err != nil {
+			if encoded() == nil {
 				return
 			}
 			line = eventLine(event)
 		}
 		c.notify(line, false)
 	}
+}
+
+// turnID is the id of the turn going on, for picoclaw hooks.
+func (s *Set) turnID() string {
+	return fmt.Sprintf("%s-turn-%d", picoAgentID, s.turns.Load()+1)
+}
+
+// sessionKey is the session's id, for picoclaw hooks.
+func (s *Set) sessionKey() string {
+	if s.opts.SessionID == nil {
+		return ""
+	}
+	return s.opts.SessionID()
 }
 
 // Servers returns the names of the servers in use, in config order.

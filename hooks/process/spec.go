@@ -81,6 +81,9 @@ type Options struct {
 	// the hello; a server asking to observe another type gets a warning.
 	// Nil sends and checks none.
 	ObserveTypes []string
+	// SessionID is the session's id, which picoclaw hooks get as their
+	// meta's SessionKey; nil sends none.
+	SessionID func() string
 	// Warn receives what the user should know while servers run: a server
 	// not used, a crash and its restart, dropped notifications. It is
 	// called from one goroutine at a time, never from Observe's; nil
@@ -131,7 +134,9 @@ var strippedEnv = []string{"OPENAI_API_KEY"}
 
 // config is a Spec checked and made ready to run.
 type config struct {
-	name     string
+	name string
+	// logName names the log file (NAME.log); "" means name.
+	logName  string
 	argv     []string
 	dir      string
 	env      []string
@@ -140,6 +145,26 @@ type config struct {
 	policy   hooks.ErrorPolicy
 	priority int
 	approve  bool
+	// pico is set for a picoclaw process hook (picoclaw.go): it speaks
+	// picoclaw's protocol, and its config says what it does.
+	pico *picoSpec
+}
+
+// describe names the server in messages: `process hook server "guard"`,
+// `picoclaw hook "py_review_gate"`.
+func (c *config) describe() string {
+	if c.pico != nil {
+		return fmt.Sprintf("picoclaw hook %q", c.pico.name)
+	}
+	return fmt.Sprintf("process hook server %q", c.name)
+}
+
+// log is the name of the server's log file, without .log.
+func (c *config) log() string {
+	if c.logName != "" {
+		return c.logName
+	}
+	return c.name
 }
 
 // Check validates specs as Start will, without starting anything: each
