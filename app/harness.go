@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/child"
 	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
@@ -57,6 +60,8 @@ type harness struct {
 	current atomic.Pointer[conversation]
 	// sandbox is the OS sandbox of the commands run for the model.
 	sandbox *sandboxed
+	// guard says whether configured commands may start (pinConfigured).
+	guard func() error
 }
 
 // newHarness opens the workspace and registers the built-in and configured
@@ -68,7 +73,10 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		return nil, usageError{err}
 	}
 	h := &harness{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
-	prot := st.Project.protect(protection(st.User, h.root, stdio.Env.get, st.NoProtect), st.User, h.root, stdio.Env)
+	userProt, userRuns := protection(st.User, h.root, stdio.Env.get, st.NoProtect)
+	prot, projectRuns := st.Project.protect(userProt, st.User, h.root, stdio.Env)
+	userRuns.add(projectRuns)
+	h.pinConfigured(userRuns, emit)
 	h.sandbox, err = newSandbox(st, h.root, stdio.Env, prot, func() *approval.Policy { return h.policy })
 	if err != nil {
 		ws.Close()
@@ -134,10 +142,14 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	}
 	h.redactor = r
 	h.hooks.PostToolCall(r.Hook())
-	if err := command.RegisterAll(h.hooks, st.User.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
+	// The configured commands write no Python bytecode next to the
+	// modules they import: that would change what is pinned
+	// (pinConfigured) at their first run.
+	env = append(slices.Clone(env), "PYTHONDONTWRITEBYTECODE=1")
+	if err := command.RegisterAll(h.hooks, st.User.Hooks, command.Options{Workdir: h.root, Env: env, Guard: h.guard}); err != nil {
 		return err
 	}
-	if err := command.RegisterAll(h.hooks, st.Project.cfg.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
+	if err := command.RegisterAll(h.hooks, st.Project.cfg.Hooks, command.Options{Workdir: h.root, Env: env, Guard: h.guard}); err != nil {
 		return config.InFile(st.Project.cfg.Path, err)
 	}
 	if err := h.registerClaudeHooks(env, emit); err != nil {
@@ -169,6 +181,7 @@ func (h *harness) startServers(ctx context.Context, specs []process.Spec, pico [
 		return nil
 	}
 	opts := process.Options{
+		Guard:   h.guard,
 		Workdir: h.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
 		Warn:      func(msg string) { emit(agent.Warning{Message: msg}) },
 		SessionID: h.sessionID,
@@ -335,5 +348,27 @@ func checkEvent(e checks.Event) agent.Event {
 func (h *harness) recordFile(st tools.FileStamp) {
 	if rec := h.files.Load(); rec != nil {
 		rec.Append(session.Record{Kind: session.KindFile, File: &st})
+	}
+}
+
+// pinConfigured pins what the configured commands run or import (the
+// protection's files and directories) as it is now: once one changes —
+// the model may have changed it, past protection and the sandbox — no
+// configured command (hook, hook server, MCP server) starts again, and
+// the user is told once (child.Pins).
+func (h *harness) pinConfigured(c configured, emit func(agent.Event)) {
+	// What the commands run or import, not every path they name (a log
+	// a hook appends to), nor the configuration files (which say which
+	// commands run; a project's are pinned by trust).
+	pins := child.Pin(c.runs, c.imports)
+	var once sync.Once
+	h.guard = func() error {
+		err := pins.Check()
+		if err != nil {
+			once.Do(func() {
+				emit(agent.Warning{Message: "hooks, hook servers and MCP servers no longer start: " + err.Error()})
+			})
+		}
+		return err
 	}
 }

@@ -36,6 +36,7 @@ func (h *harness) startMCP(env environ, emit func(agent.Event)) error {
 	}
 	m := &mcpServers{}
 	opts := mcp.Options{
+		Guard:    h.guard,
 		Registry: h.toolbox, Workdir: h.root, Env: env, EnvAllow: h.st.User.EnvAllow, Version: version,
 		Report: func(st mcp.Status) { m.report(st, emit) },
 		Warn:   func(msg string) { m.warn(msg, emit) },

@@ -324,10 +324,14 @@ func fileCall(id, path, content string) llmtest.ToolCall {
 //     (PYTHONSAFEPATH=1), though the model's own python3 -m py_compile
 //     imports it: inside the sandbox it writes only in the workspace;
 //   - a check running the project's tests runs the test file the model
-//     wrote, by design: only the sandbox holds it.
+//     wrote, by design: only the sandbox holds it;
+//   - at every level, --sandbox off too: once a file a configured command
+//     runs or imports changed (guardlib/policy.py rewritten where the
+//     sandbox cannot refuse it, py_compile.py planted), no hook starts
+//     again and the user is told (child.Pins): the rewritten guardlib
+//     never runs outside the sandbox.
 //
-// With --sandbox off the model's code writes outside the workspace, and
-// the rewritten guardlib runs in the hook at turn end.
+// With --sandbox off the model's code writes outside the workspace.
 func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
 	needSandbox(t)
 	needPython(t)
@@ -403,7 +407,7 @@ func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
 			reported := strings.Contains(result("c6_policy_bash"), "changed protected paths")
 			switch level {
 			case "off":
-				if w := anyWritten(p.out("shadow.log"), p.out("test.log"), p.out("guard.log")); !strings.Contains(w, "shadow.log") || !strings.Contains(w, "test.log") || !strings.Contains(w, "guard.log") {
+				if w := anyWritten(p.out("shadow.log"), p.out("test.log")); !strings.Contains(w, "shadow.log") || !strings.Contains(w, "test.log") {
 					t.Errorf("--sandbox off: the model's code did not write outside (%s), so this test cannot tell", w)
 				}
 			default:
@@ -419,14 +423,17 @@ func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
 			switch {
 			case level == "full" && guard != "def check():\n    pass\n":
 				t.Errorf("guardlib/policy.py was rewritten: %q", guard)
-			case level == "full" && exists(p.out("guard.log")):
-				t.Errorf("the hook ran model code: %s", mustRead(t, p.out("guard.log")))
 			case level == "landlock" && !reported:
 				// Level landlock cannot refuse the rewrite; it reports it.
-				// The hook, outside the sandbox, then runs the rewritten
-				// module at turn end all the same (a known gap: nothing
-				// stops configured commands whose files a command changed).
 				t.Errorf("sandbox landlock: guardlib/policy.py was rewritten (%q) and it is not reported", guard)
+			}
+			// Whatever the level, the hook never runs what the model
+			// planted or rewrote: its files changed, so it does not start.
+			if exists(p.out("guard.log")) || log("guard") != "" {
+				t.Errorf("sandbox %s: the hook ran model code: %s%s", level, log("guard"), mustReadIf(p.out("guard.log")))
+			}
+			if !strings.Contains(r.stderr, "hooks, hook servers and MCP servers no longer start: not run: a file it runs or imports changed since tackle started") {
+				t.Errorf("sandbox %s: the user is not told the hooks stopped:\n%s", level, r.stderr)
 			}
 		})
 	}
@@ -439,4 +446,10 @@ func indent(s string) string {
 		b.WriteString("    " + line)
 	}
 	return b.String()
+}
+
+// mustReadIf is a file's content, or "" when it cannot be read.
+func mustReadIf(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }

@@ -404,6 +404,11 @@ func (s *server) startProcess(spec Spec, c *conn, seen func([]byte)) (mcp.Transp
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
 	}
+	if g := s.set.opts.Guard; g != nil {
+		if err := g(); err != nil {
+			return nil, err
+		}
+	}
 	cmd := exec.Command(prog, spec.Args...)
 	cmd.Dir = dir
 	// What every child gets (tools.ChildEnv: the allow list, no

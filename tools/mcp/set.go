@@ -33,6 +33,9 @@ type Options struct {
 	// Report is told each change of a server's state. It is called on
 	// the Set's goroutines, one call at a time, and must return quickly.
 	Report func(Status)
+	// Guard, when set, is asked before a stdio server's process starts
+	// (and starts again); an error keeps it from starting (child.Pins).
+	Guard func() error
 	// Warn, when set, is told what the user should know about a server
 	// that goes on running: its stderr log overflowing (once), a request
 	// tackle refused (sampling, elicitation; once per connection). It
