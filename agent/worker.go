@@ -155,6 +155,7 @@ type Worker struct {
 	meter   meter
 	fixed   int64
 	windows map[string]int64
+	lookups map[string]*windowLookup // look-ups of windows under way
 	// noImages is set once the model's server refused a request with
 	// images (images.go): images are left out of requests from then on.
 	noImages bool
@@ -251,7 +252,7 @@ func New(cfg Config) *Worker {
 	if cfg.KeepTurns <= 0 {
 		cfg.KeepTurns = DefaultKeepTurns
 	}
-	w := &Worker{cfg: cfg, windows: map[string]int64{}}
+	w := &Worker{cfg: cfg, windows: map[string]int64{}, lookups: map[string]*windowLookup{}}
 	w.toolSpecs()
 	switch {
 	case cfg.History != nil:
@@ -543,6 +544,7 @@ func (w *Worker) acquire(resume bool) error {
 }
 
 func (w *Worker) release() {
+	w.awaitWindows()
 	w.mu.Lock()
 	w.busy = false
 	w.mu.Unlock()
@@ -653,7 +655,7 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	}
 	st.usage = st.usage.Add(reply.Usage)
 	used := w.counted(reply.Usage, sent+size([]chat.Message{reply.Message}))
-	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.window(ctx, model)})
 	return reply, nil
 }
 
