@@ -54,7 +54,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		SaveHistory:  saveHistory,
 		PickSession:  pick,
 		ContextParts: h.contextParts,
-		ContextTools: h.toolsPart,
+		ContextLive:  h.liveParts,
 	}
 	if u.store != nil {
 		opts.Sessions = u

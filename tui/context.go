@@ -27,8 +27,8 @@ func estimateTokens(s string) int64 { return int64(len(s)+3) / 4 }
 // definitions hold, with their size, and what the last request used.
 func (m *Model) showContext() {
 	parts := slices.Clone(m.opts.ContextParts)
-	if m.opts.ContextTools != nil {
-		parts = append(parts, m.opts.ContextTools())
+	if m.opts.ContextLive != nil {
+		parts = append(parts, m.opts.ContextLive()...)
 	}
 	if len(parts) == 0 {
 		m.note(noteError, "the context breakdown is not available here")

@@ -208,7 +208,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, printedMsg:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, resourcesRead, promptGot, printedMsg:
 		h.send(msg)
 	default:
 		if reflect.TypeOf(msg).Name() == "requestCursorPosMsg" {

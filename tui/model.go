@@ -136,11 +136,12 @@ type Options struct {
 
 	// ContextParts are what every request sends before the conversation
 	// (the system prompt's parts, the tool definitions), for /context.
-	// ContextTools, when set, gives the tool definitions as they are when
-	// /context opens (an MCP server's tools join while the UI runs); it
-	// comes after ContextParts.
+	// ContextLive, when set, gives the parts that change while the UI
+	// runs as they are when /context opens (the MCP servers' instructions
+	// and tools join as each server is ready); they come after
+	// ContextParts.
 	ContextParts []ContextPart
-	ContextTools func() ContextPart
+	ContextLive  func() []ContextPart
 
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
@@ -333,6 +334,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case mcpRestarted:
 		m.mcpRestartDone(msg)
+	case resourcesRead:
+		cmd = m.resourcesDone(msg)
+	case promptGot:
+		cmd = m.promptDone(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case sessionsListedMsg:

@@ -51,10 +51,23 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building tackle:", err)
 		os.Exit(1)
 	}
+	// The sandbox's own Go build cache ($XDG_CACHE_HOME/tackle/sandbox/
+	// go-build) is the test process's build cache for every run: each
+	// test has a home of its own, and the turn-end checks' go vet in the
+	// sandbox would compile the standard library again in each.
+	sandboxCache = filepath.Join(dir, "cache")
+	if c := goCache(); c != "" {
+		if err := os.MkdirAll(filepath.Join(sandboxCache, "tackle", "sandbox"), 0o755); err == nil {
+			os.Symlink(c, filepath.Join(sandboxCache, "tackle", "sandbox", "go-build"))
+		}
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// sandboxCache is the XDG_CACHE_HOME of every run (see TestMain).
+var sandboxCache string
 
 // e2e is one run of the binary against a scripted server.
 type e2e struct {
@@ -64,6 +77,13 @@ type e2e struct {
 	home      string // XDG_CONFIG_HOME and HOME
 	stdin     string
 	env       []string // added to tackle's environment
+	// bin is the binary to run, tackleBin when empty (a copy another
+	// user can run); prepare, when set, changes the command before it
+	// starts (another user's credentials); starter, when set, starts it
+	// instead of exec.Cmd.Start (where namespaces are refused).
+	bin     string
+	prepare func(*exec.Cmd)
+	starter func(*exec.Cmd) error
 }
 
 func newE2E(t *testing.T, script string) *e2e {
@@ -106,7 +126,11 @@ func (e *e2e) writeConfig(tb testing.TB, body string) {
 }
 
 func (e *e2e) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(tackleBin, args...)
+	bin := tackleBin
+	if e.bin != "" {
+		bin = e.bin
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -117,13 +141,17 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 		"TACKLE_MODEL=e2e-model",
 	}
 	// tackle gets a fresh HOME; the test process's build cache keeps the
-	// turn-end checks' go vet from compiling the standard library again.
+	// turn-end checks' go vet from compiling the standard library again,
+	// outside the sandbox and in it (TestMain).
 	if c := goCache(); c != "" {
-		cmd.Env = append(cmd.Env, "GOCACHE="+c)
+		cmd.Env = append(cmd.Env, "GOCACHE="+c, "XDG_CACHE_HOME="+sandboxCache)
 	}
 	cmd.Env = append(cmd.Env, e.env...)
 	if e.stdin != "" {
 		cmd.Stdin = strings.NewReader(e.stdin)
+	}
+	if e.prepare != nil {
+		e.prepare(cmd)
 	}
 	return cmd
 }
@@ -183,7 +211,14 @@ func (e *e2e) runEnv(env []string, stdin *os.File, args ...string) result {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	start := cmd.Start
+	if e.starter != nil {
+		start = func() error { return e.starter(cmd) }
+	}
+	err := start()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var exitErr *exec.ExitError
 	code := 0
 	if errors.As(err, &exitErr) {
@@ -270,7 +305,7 @@ func (e *e2e) startTUISize(w, h int, args ...string) *tmuxSession {
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
 	}
-	line = append(line, "TERM=xterm-256color", shellQuote(tackleBin))
+	line = append(line, "TERM=xterm-256color", shellQuote(cmd.Path))
 	for _, a := range args {
 		line = append(line, shellQuote(a))
 	}
