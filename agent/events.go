@@ -49,15 +49,32 @@ type ToolCallStarted struct {
 }
 
 // ToolCallProgress says how far a running call has come, as its tool
-// tells (an MCP server's progress notifications): Done of Total (0: not
-// known), and what it is doing. It comes between the call's
-// ToolCallStarted and ToolCallFinished.
+// tells (an MCP server's progress notifications, a bash command's output
+// so far): Done of Total (0: not known), what it is doing, and the end
+// of what it has printed. It comes between the call's ToolCallStarted
+// and ToolCallFinished. Each says all there is to say at its moment, so
+// a consumer may keep only a call's latest (the UI's bridge merges them
+// as it merges text deltas).
 type ToolCallProgress struct {
 	Call    chat.ToolCall `json:"call"`
 	Done    float64       `json:"done"`
 	Total   float64       `json:"total,omitempty"`
 	Message string        `json:"message,omitempty"`
+	// Output is the end of what the call has printed so far: at most
+	// its last ProgressLines lines, a longer line than ProgressLineBytes
+	// cut there (with a note of how many bytes more it has), made
+	// safe to show as the call's result is (secrets redacted, escapes
+	// removed, control characters shown as symbols). The last line may
+	// be one still being written, up to its last finished word. The
+	// result, when it comes, holds the whole output.
+	Output string `json:"output,omitempty"`
 }
+
+// Bounds of ToolCallProgress.Output.
+const (
+	ProgressLines     = 20
+	ProgressLineBytes = 512
+)
 
 // ToolCallFinished carries a call's single result (also for skipped,
 // denied and failed calls, which never started). Every tool call of a

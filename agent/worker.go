@@ -116,6 +116,12 @@ type Config struct {
 	// they were, tool outputs included; zero means DefaultKeepTurns.
 	KeepTurns int
 
+	// Redact, when set, removes secrets from what a running call shows
+	// (ToolCallProgress: its message and output) before the event is
+	// emitted, as the redaction hook does from results; it must be safe
+	// for concurrent use.
+	Redact func(string) string
+
 	// SystemNotes, when set, is asked before each request for text to add
 	// at the end of that request's system prompt: what becomes known while
 	// the conversation goes on (the instructions of MCP servers, which
@@ -1000,7 +1006,7 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 			}()
 			var over atomic.Bool // no progress after the call's result
 			ctx := tools.WithProgress(ctx, func(p tools.Progress) {
-				w.emitUnless(&over, ToolCallProgress{Call: cs.call, Done: p.Done, Total: p.Total, Message: p.Message})
+				w.emitUnless(&over, w.progress(cs.call, p))
 			})
 			cs.result = w.execute(ctx, cs.call)
 			over.Store(true)
@@ -1042,6 +1048,42 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 		}
 	}()
 	return finished, started
+}
+
+// progress is the event of a running call's progress report: its
+// message and output redacted (the output whole, so that a secret's
+// pattern sees all it needs: a key block from its BEGIN line on), then
+// the output's last lines.
+func (w *Worker) progress(call chat.ToolCall, p tools.Progress) ToolCallProgress {
+	if r := w.cfg.Redact; r != nil {
+		p.Message = r(p.Message)
+		if p.Output != "" {
+			p.Output = r(p.Output)
+		}
+	}
+	return ToolCallProgress{Call: call, Done: p.Done, Total: p.Total, Message: p.Message, Output: lastLines(p.Output, ProgressLines, ProgressLineBytes)}
+}
+
+// lastLines is the end of text: its last n lines (a newline at the end
+// ends the last), a longer line cut to size bytes and a note of how many
+// more it has (chat.Quote).
+func lastLines(text string, n, size int) string {
+	if text == "" {
+		return ""
+	}
+	end := strings.HasSuffix(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	lines = lines[max(len(lines)-n, 0):]
+	for i, l := range lines {
+		if len(l) > size {
+			lines[i] = chat.Quote(l, size)
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if end {
+		out += "\n"
+	}
+	return out
 }
 
 // trySend sends on c if that does not block and reports whether it did.

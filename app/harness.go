@@ -309,6 +309,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,
 		SystemNotes:      h.mcp.instructions,
+		Redact:           h.redactor.Redact,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message
