@@ -33,6 +33,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 // approvals, its output into the conversation for the next prompt.
 func (m *Model) startCommand(text string) tea.Cmd {
 	m.showPrompt(text)
+	m.userCommand = true
 	return runCommand(m.beginRun(), m.agent, m.bridge, m.runs, strings.TrimSpace(strings.TrimPrefix(text, "!")))
 }
 
@@ -44,6 +45,7 @@ func (m *Model) showPrompt(text string) {
 	}
 	m.transcript.add(&userEntry{text: text})
 	m.transcript.toBottom()
+	m.userCommand = false
 	m.turnStart = m.now()
 	m.retry = ""
 	m.checks = nil
@@ -121,7 +123,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 		t.touch()
 	case agent.ToolCallProgress:
 		t := m.tool(e.Call)
-		t.progress = progressText(e)
+		t.progress, t.output = progressText(e), e.Output
 		t.touch()
 	case agent.ToolCallFinished:
 		t := m.tool(e.Call)
@@ -237,6 +239,9 @@ func (m *Model) tool(c chat.ToolCall) *toolEntry {
 		return t
 	}
 	t := &toolEntry{call: c}
+	// The user's own command (!cmd) shows its output whole: the user
+	// asked to see it.
+	t.open = m.userCommand
 	m.tools[c.ID] = t
 	m.transcript.add(t)
 	return t

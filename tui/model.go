@@ -188,6 +188,7 @@ type Model struct {
 	// compactWaiting is the end of /compact, waiting for its last events.
 	compactWaiting *compactDoneMsg
 	running        bool
+	userCommand    bool // the run is the user's !cmd
 	cancel         context.CancelFunc
 	interrupting   bool
 	turnStart      time.Time
