@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -318,7 +319,10 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 	p := d.current()
 	out := d.waitingList(st, inner)
 	reason := p.Reason
-	if p.Hook != "" {
+	if p.Hook == approval.HookName && p.Preview != nil && p.Preview.Command != nil {
+		reason = withoutCommand(reason, p.Call.Name, p.Preview.Command.Line)
+	}
+	if p.Hook != "" && reason != "" {
 		reason = joinNonEmpty(": ", p.Hook, reason)
 	}
 	if reason != "" {
@@ -338,6 +342,44 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 		out = append(out, summaryBody(st, pv, inner)...)
 	}
 	return out
+}
+
+// withoutCommand is the approval policy's reason for asking about a
+// command without its opening words ("bash wants to run: CMD", the
+// command on one line and cut), which would repeat the command the
+// dialog shows whole: what is left says why it asks ("rm is not covered
+// by an allow rule"), "" when nothing is. A reason of another shape is
+// left as it is.
+func withoutCommand(reason, tool, command string) string {
+	rest, ok := strings.CutPrefix(reason, tool+" wants to run: ")
+	if !ok {
+		return reason
+	}
+	one := chat.OneLine(command, 0)
+	n := commonPrefix(rest, one)
+	if n == len(one) {
+		rest = rest[n:]
+	} else {
+		// Cut to a length the policy chose: a start of the command and
+		// chat.Quote's note of how much more there was.
+		cut := -1
+		for i := n; i >= 0 && cut < 0; i-- {
+			if strings.HasPrefix(rest[i:], fmt.Sprintf("… (%d more bytes)", len(one)-i)) {
+				cut = i
+			}
+		}
+		if cut < 0 {
+			return reason
+		}
+		rest = rest[cut+len(fmt.Sprintf("… (%d more bytes)", len(one)-cut)):]
+	}
+	if rest == "" {
+		return ""
+	}
+	if after, ok := strings.CutPrefix(rest, " — "); ok {
+		return after
+	}
+	return reason
 }
 
 // waitingList lists the calls waiting when there are several: one line
@@ -381,13 +423,7 @@ func problemLines(st *themes.Styles, pv *tools.Preview, inner int) []string {
 func commandBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 	c := pv.Command
 	out := problemLines(st, pv, inner)
-	for i, l := range visibleLines(c.Line, st.ToolArgs, st.ControlChar) {
-		prefix := "  "
-		if i == 0 {
-			prefix = "$ "
-		}
-		out = append(out, wrapHard(st.Accent.Render(prefix), "  ", l, inner)...)
-	}
+	out = append(out, wrapWords(st.Accent.Render("$ "), "  ", c.Line, st.ToolArgs, st.ControlChar, inner)...)
 	switch {
 	case c.OutsideSandbox:
 		out = append(out, "", st.Warn.Render("outside the sandbox: ")+st.Muted.Render("it runs with all your rights (writes anywhere, reads your secrets, reaches the network)"))
@@ -429,13 +465,10 @@ func changeBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 func summaryBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 	out := problemLines(st, pv, inner)
 	if len(pv.Args) == 0 {
-		for _, l := range visibleLines(pv.Summary, st.ToolArgs, st.ControlChar) {
-			out = append(out, wrapHard("", "  ", l, inner)...)
-		}
-		return out
+		return append(out, wrapWords("", "  ", pv.Summary, st.ToolArgs, st.ControlChar, inner)...)
 	}
 	for _, a := range pv.Args {
-		out = append(out, wrapHard(st.Muted.Render(a.Name+": "), "  ", visible(a.Value, st.ControlChar), inner)...)
+		out = append(out, wrapWords(st.Muted.Render(a.Name+": "), "  ", a.Value, lipgloss.NewStyle(), st.ControlChar, inner)...)
 	}
 	return out
 }
@@ -448,11 +481,7 @@ func argsBody(st *themes.Styles, call chat.ToolCall, inner int) []string {
 	if json.Indent(&buf, []byte(call.Arguments), "", "  ") == nil {
 		text = buf.String()
 	}
-	var out []string
-	for _, l := range visibleLines(text, st.ToolArgs, st.ControlChar) {
-		out = append(out, wrapHard("", "  ", l, inner)...)
-	}
-	return out
+	return wrapWords("", "  ", text, st.ToolArgs, st.ControlChar, inner)
 }
 
 // diffLines is a coloured unified diff of old and new, with every control
@@ -490,6 +519,82 @@ func styledDiff(st *themes.Styles, d string, inner int) []string {
 		out = append(out, wrapHard("", " ", vl, inner)...)
 	}
 	return out
+}
+
+// wrapWords draws raw text (a command, an argument) at width cells
+// behind a first-row prefix and a hanging indent, every hidden character
+// shown as an escape (visibleStyled, base for the text, esc for the
+// escapes): a row breaks after the blanks before a word, inside a word
+// only when the word is wider than a row, and no character is lost (the
+// blanks at a break end their row).
+func wrapWords(first, rest, raw string, base, esc lipgloss.Style, width int) []string {
+	inner := max(width-max(ansi.StringWidth(first), ansi.StringWidth(rest)), 1)
+	var out []string
+	for _, line := range strings.Split(raw, "\n") {
+		for _, piece := range breakWords(line, inner) {
+			prefix := rest
+			if len(out) == 0 {
+				prefix = first
+			}
+			out = append(out, prefix+visibleStyled(piece, base, esc))
+		}
+	}
+	return out
+}
+
+// breakWords cuts s into rows of at most width cells as visible shows
+// them (an escape is as wide as its text), each ending after the blanks
+// before a word that does not fit; a word wider than a row is cut where
+// the row ends, and a row holds at least one character.
+func breakWords(s string, width int) []string {
+	var out []string
+	for {
+		// fit: the bytes that fit; brk: where the last word that fits
+		// starts, after another (a row of blanks alone would look like
+		// an empty line of the command).
+		fit, cells, brk := 0, 0, 0
+		word := false
+		for fit < len(s) {
+			r, size := decodeRune(s[fit:])
+			w := shownWidth(r)
+			if cells+w > width {
+				break
+			}
+			if word && s[fit] != ' ' && s[fit-1] == ' ' {
+				brk = fit
+			}
+			word = word || r != ' '
+			cells += w
+			fit += size
+		}
+		switch {
+		case fit == len(s):
+			return append(out, s)
+		case word && s[fit] != ' ' && s[fit-1] == ' ':
+			brk = fit // the word that does not fit starts the next row
+		case brk == 0:
+			brk = fit // a word wider than a row, or blanks: cut where the row ends
+		}
+		if brk == 0 {
+			_, brk = decodeRune(s) // narrower than one character
+		}
+		out = append(out, s[:brk])
+		if s = s[brk:]; s == "" {
+			return out
+		}
+	}
+}
+
+// shownWidth is how many cells visible shows r in (-1: a byte that is
+// not UTF-8, shown as \xNN).
+func shownWidth(r rune) int {
+	switch {
+	case r < 0:
+		return 4
+	case hidden(r):
+		return len(escapeRune(r))
+	}
+	return ansi.StringWidth(string(r))
 }
 
 // wrapHard breaks a styled line at exactly width cells, keeping every
