@@ -515,7 +515,7 @@ func styledDiff(st *themes.Styles, d string, inner int) []string {
 		case strings.HasPrefix(l, "-"):
 			style = st.DiffRemove
 		}
-		vl := visibleCode(l, 1, style, st.ControlChar, st.Subtle)
+		vl := visibleCode(l, 1, style, st.ControlChar)
 		out = append(out, wrapHard("", " ", vl, inner)...)
 	}
 	return out

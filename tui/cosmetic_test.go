@@ -140,3 +140,19 @@ func TestBreakWords(t *testing.T) {
 		}
 	}
 }
+
+// A tab in a diff shows as the spaces to its tab stop: an arrow (→) was
+// copied with the text when the user selected it.
+func TestDiffTabsCopyAsSpaces(t *testing.T) {
+	args := `{"path":"main.go","old_string":"func a() {\n\treturn 1\n}\n","new_string":"func a() {\n\tif x {\n\t\treturn 2\n\t}\n}\n"}`
+	h := ask(t, chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})
+	box := dialogBox(t, h.screen())
+	if strings.Contains(box, "→") {
+		t.Errorf("a tab shows as an arrow:\n%s", box)
+	}
+	for _, want := range []string{"│ -    return 1", "│ +    if x {", "│ +        return 2"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the diff lacks %q:\n%s", want, box)
+		}
+	}
+}

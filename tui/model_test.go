@@ -198,7 +198,7 @@ func TestApprovalEditShowsDiff(t *testing.T) {
 	args := `{"path":"main.go","old_string":"func a() {\n\treturn 1\n}\n","new_string":"func a() {\n\treturn 2\n}\n"}`
 	h := ask(t, chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})
 	s := h.screen()
-	for _, want := range []string{"edit main.go", "-→   return 1", "+→   return 2", " func a() {"} {
+	for _, want := range []string{"edit main.go", "-    return 1", "+    return 2", " func a() {"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the diff lacks %q:\n%s", want, s)
 		}
