@@ -156,3 +156,17 @@ func TestDiffTabsCopyAsSpaces(t *testing.T) {
 		}
 	}
 }
+
+// Inline code is not padded: the non-breaking spaces around it were
+// copied with the text.
+func TestInlineCodeIsNotPadded(t *testing.T) {
+	h := newHarness(t)
+	h.events(agent.TextDelta{Text: "Run `go test ./...` and then `make`."}, agent.AssistantMessage{Message: chat.Message{Content: "Run `go test ./...` and then `make`."}})
+	s := h.screen()
+	if strings.ContainsRune(s, '\u00a0') {
+		t.Errorf("inline code is padded with non-breaking spaces: %q", s)
+	}
+	if !strings.Contains(s, "Run go test ./... and then make.") {
+		t.Errorf("the answer:\n%s", s)
+	}
+}
