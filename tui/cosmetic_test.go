@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools"
@@ -168,5 +169,31 @@ func TestInlineCodeIsNotPadded(t *testing.T) {
 	}
 	if !strings.Contains(s, "Run go test ./... and then make.") {
 		t.Errorf("the answer:\n%s", s)
+	}
+}
+
+// A resumed session shows its context use as the live session did ("ctx
+// 0%"), not the last request's tokens as if the window were not known
+// ("(ctx 90)").
+func TestResumedSessionShowsContextUse(t *testing.T) {
+	usage := &chat.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100}
+	live := newHarness(t)
+	live.events(agent.UsageReport{Request: *usage, Context: 100, Window: 128000})
+	msg := func(m chat.Message) *chat.Message { return &m }
+	resumed := newHarness(t, func(o *Options) {
+		o.Resumed = &Resumed{ID: "s1", Agent: &fakeAgent{}, Records: []session.Record{
+			{Kind: session.KindMessage, Prompt: true, Message: msg(chat.UserMessage("hi"))},
+			{Kind: session.KindUsage, Usage: usage, Context: 100, Window: 128000},
+			{Kind: session.KindMessage, Message: msg(chat.Message{Role: chat.RoleAssistant, Content: "Hello."})},
+		}}
+	})
+	status := func(h *harness) string {
+		lines := strings.Split(h.screen(), "\n")
+		return lines[len(lines)-1]
+	}
+	for _, h := range []*harness{live, resumed} {
+		if s := status(h); !strings.Contains(s, "100 tok · ctx 0%") || strings.Contains(s, "(ctx") {
+			t.Errorf("the status line: %q", s)
+		}
 	}
 }

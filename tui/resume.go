@@ -157,7 +157,7 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindUsage:
 			if r.Usage != nil {
-				m.applyEvent(agent.UsageReport{Request: *r.Usage})
+				m.applyEvent(agent.UsageReport{Request: *r.Usage, Context: r.Context, Window: r.Window})
 			}
 		case session.KindCheck:
 			if r.Check != nil {

@@ -92,7 +92,7 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindDecision, Decision: &d}, true
 	case agent.UsageReport:
 		u := e.Request
-		return Record{Kind: KindUsage, Usage: &u}, true
+		return Record{Kind: KindUsage, Usage: &u, Context: e.Context, Window: e.Window}, true
 	case agent.PausedEvent:
 		// The pending calls are those of the state (Load finds them
 		// there): a paused call's arguments are written once.

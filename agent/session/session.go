@@ -76,10 +76,16 @@ type Record struct {
 	Prompt bool `json:"prompt,omitempty"`
 	// Status is a tool result's status (ok, error, skipped, denied),
 	// which its message does not carry.
-	Status   chat.ResultStatus   `json:"status,omitempty"`
-	Decision *hooks.Decision     `json:"decision,omitempty"`
-	Usage    *chat.Usage         `json:"usage,omitempty"`
-	Pending  []agent.PendingCall `json:"pending,omitempty"`
+	Status   chat.ResultStatus `json:"status,omitempty"`
+	Decision *hooks.Decision   `json:"decision,omitempty"`
+	Usage    *chat.Usage       `json:"usage,omitempty"`
+	// Context and Window go with Usage: the conversation's size in
+	// tokens after the reply and the model's context window
+	// (agent.UsageReport), 0 when not known; a resumed session shows its
+	// context use from them before its first request.
+	Context int64               `json:"context_tokens,omitempty"`
+	Window  int64               `json:"context_window,omitempty"`
+	Pending []agent.PendingCall `json:"pending,omitempty"`
 	// Paused is where a paused run stopped (with Pending, or alone for a
 	// pause at turn end): what another process needs to go on from it
 	// (agent.Worker.Restore).

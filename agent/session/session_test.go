@@ -28,7 +28,7 @@ func every() []Record {
 			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "a.go"}`}}}},
 		{Kind: KindDecision, Time: at(4), Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", Duration: 1500, CallID: "c1"}},
 		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}, Status: chat.StatusOK},
-		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
+		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}, Context: 130, Window: 128000},
 		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}},
 			Paused: &agent.PausedRun{Requests: 2, Usage: chat.Usage{TotalTokens: 120}, Retry: hooks.BudgetState{Rounds: 1, Last: []chat.Message{{Role: chat.RoleUser, Content: "vet says"}}}, Calls: []agent.PausedCall{
 				{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Current: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, State: agent.CallPending, Hook: "approval", HookIndex: 1, Reason: "bash wants to run: go test"},
