@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/session"
@@ -194,6 +195,37 @@ func TestResumedSessionShowsContextUse(t *testing.T) {
 	for _, h := range []*harness{live, resumed} {
 		if s := status(h); !strings.Contains(s, "100 tok · ctx 0%") || strings.Contains(s, "(ctx") {
 			t.Errorf("the status line: %q", s)
+		}
+	}
+}
+
+// On a screen wider than a dialog, the dialog stands in the middle (at
+// 200 columns it stood at the left, 120 wide).
+func TestDialogIsCentred(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		h := newHarness(t, func(o *Options) { o.Inline = inline })
+		h.agent.outcomes = []fakeOutcome{paused(bashCall("c1", "make"))}
+		h.send(tea.WindowSizeMsg{Width: 200, Height: 40})
+		h.typeText("go").keys("enter")
+		var top, bottom string
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.Contains(l, "╭") {
+				top = l
+			}
+			if strings.Contains(l, "╰") {
+				bottom = l
+			}
+		}
+		for _, l := range []string{top, bottom} {
+			left := len(l) - len(strings.TrimLeft(l, " "))
+			if w := ansi.StringWidth(strings.TrimSpace(l)); left != 40 || w != 120 {
+				t.Errorf("inline %v: the box's edge at column %d, %d wide, want 40 and 120: %q", inline, left, w, l)
+			}
+		}
+		// Narrower than a dialog, it takes the width.
+		h.send(tea.WindowSizeMsg{Width: 80, Height: 40})
+		if box := dialogBox(t, h.screen()); !strings.HasPrefix(box, "╭") || !strings.Contains(h.screen(), "\n╰") {
+			t.Errorf("inline %v: at 80 columns:\n%s", inline, h.screen())
 		}
 	}
 }

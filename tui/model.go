@@ -26,6 +26,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
@@ -562,7 +563,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 	}
 	var cursor *tea.Cursor
 	if len(m.dialogs) > 0 {
-		d := strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n")
+		d := centred(strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n"), m.width)
 		if m.opts.Inline {
 			rows = d
 		} else {
@@ -583,6 +584,23 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 		}
 	}
 	return append(rows, m.status.get(m.statusKey(), m.statusLine)), cursor
+}
+
+// centred moves lines, a dialog, to the middle of a screen width cells
+// wide (a dialog is at most 120 wide: on a wider screen it stood at the
+// left).
+func centred(lines []string, width int) []string {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	if pad := (width - w) / 2; pad > 0 {
+		indent := strings.Repeat(" ", pad)
+		for i, l := range lines {
+			lines[i] = indent + l
+		}
+	}
+	return lines
 }
 
 // memo keeps a string drawn from the state a key describes.
