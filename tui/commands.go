@@ -148,6 +148,7 @@ func (m *Model) clearSession() tea.Cmd {
 		m.note(noteWarn, "a turn is running: interrupt it (esc) before /new")
 		return nil
 	}
+	m.keepPast()
 	m.transcript.clear()
 	m.focus = -1
 	clear(m.tools)

@@ -229,3 +229,28 @@ func TestDialogIsCentred(t *testing.T) {
 		}
 	}
 }
+
+// Leaving a full-screen session after /new (or /resume) writes the whole
+// session to the terminal: what came before /new too, first (only what
+// came after was written).
+func TestScrollbackKeepsWhatCameBeforeNew(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.NewAgent = func() Agent { return &fakeAgent{} } })
+	h.typeText("first question").keys("enter")
+	h.events(agent.TextDelta{Text: "First answer."}, agent.AssistantMessage{Message: chat.Message{Content: "First answer."}})
+	h.typeText("/new").keys("enter")
+	h.typeText("second question").keys("enter")
+	h.events(agent.TextDelta{Text: "Second answer."}, agent.AssistantMessage{Message: chat.Message{Content: "Second answer."}})
+	if s := h.screen(); strings.Contains(s, "First answer.") {
+		t.Fatalf("/new did not clear the screen:\n%s", s)
+	}
+	h.typeText("/theme light").keys("enter")
+	out := ansi.Strip(strings.Join(h.m.scrollback(), "\n"))
+	i, j, k := strings.Index(out, "› first question"), strings.Index(out, "First answer."), strings.Index(out, "· new conversation")
+	l := strings.Index(out, "Second answer.")
+	if i < 0 || j < i || k < j || l < k {
+		t.Errorf("the transcript written on exit:\n%s", out)
+	}
+	if n := strings.Count(out, "First answer."); n != 1 {
+		t.Errorf("the first answer is written %d times:\n%s", n, out)
+	}
+}

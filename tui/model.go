@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -224,6 +225,11 @@ type Model struct {
 	quitArmed bool // ctrl+c once on an idle prompt
 	quitting  bool
 	final     bool // the session is over: entries are drawn for the scrollback
+
+	// past are the entries of the conversations before /new and /resume
+	// cleared the screen (full-screen mode; inline mode printed them):
+	// the transcript written when the session ends begins with them.
+	past []entry
 
 	print  printer     // inline mode: the lines on their way to the scrollback
 	frame  inlineFrame // inline mode: the frame on the screen
@@ -480,6 +486,10 @@ func (m *Model) resize(w, h int) {
 // the entries not printed yet in inline mode.
 func (m *Model) scrollback() []string {
 	m.final = true
+	if len(m.past) > 0 {
+		m.transcript.entries = append(m.past, m.transcript.entries...)
+		m.past = nil
+	}
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -492,13 +502,21 @@ func (m *Model) scrollback() []string {
 	return m.transcript.takeAll()
 }
 
+// keepPast keeps the entries on the screen for the transcript written
+// when a full-screen session ends, before /new or /resume clears it.
+func (m *Model) keepPast() {
+	if !m.opts.Inline {
+		m.past = append(m.past, m.transcript.entries...)
+	}
+}
+
 // setTheme switches every style and the markdown renderer to th and
 // renders the transcript again.
 func (m *Model) setTheme(th themes.Theme) {
 	m.theme = th
 	m.styles = th.Styles()
 	m.md = markdown.NewRenderer(th.Glamour())
-	for _, e := range m.transcript.entries {
+	for _, e := range slices.Concat(m.past, m.transcript.entries) {
 		if a, ok := e.(*assistantEntry); ok {
 			a.setStream(m.restream(a.raw.String(), a.finished))
 		}

@@ -105,6 +105,7 @@ func (m *Model) sessionOpened(msg sessionOpenedMsg) tea.Cmd {
 // resumeSession shows res's transcript and goes on with it: with its
 // approval dialog when it paused.
 func (m *Model) resumeSession(res Resumed) tea.Cmd {
+	m.keepPast()
 	m.transcript.clear()
 	m.focus = -1
 	clear(m.tools)
