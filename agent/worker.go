@@ -804,7 +804,7 @@ func (w *Worker) pendingCall(cs *callState) PendingCall {
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
-	for pending := w.pendingCalls(batch); len(pending) > 0; pending = w.pendingCalls(batch) {
+	for pending := w.askable(batch); len(pending) > 0; pending = w.askable(batch) {
 		decisions, ok := w.answerAtOnce(pending)
 		if !ok {
 			out, err = w.pause(batch, pending)
@@ -858,6 +858,29 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		return true, out, err
 	}
 	return false, Outcome{}, nil
+}
+
+// askable returns the calls of batch that wait for the user, with their
+// previews, once it has answered those their tool will refuse as they
+// stand (tools.Preview.Refused: a file never read, an old_string not in
+// it, a path outside the workspace): nobody is asked to approve a call
+// that cannot run. Such a call gets the tool's own error result, as if
+// it had run, without a pause; the hooks' decisions stand as they were
+// (the check is the tool's, not a hook's).
+func (w *Worker) askable(batch []*callState) []PendingCall {
+	var pending []PendingCall
+	for _, cs := range batch {
+		if !cs.pending() {
+			continue
+		}
+		p := w.pendingCall(cs)
+		if p.Preview != nil && p.Preview.Refused != "" {
+			cs.decide(chat.StatusError, p.Preview.Refused)
+			continue
+		}
+		pending = append(pending, p)
+	}
+	return pending
 }
 
 // pendingCalls returns the calls of batch that wait for the user, with
