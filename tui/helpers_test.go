@@ -173,11 +173,17 @@ func testTools(t *testing.T) (*tools.Registry, string) {
 	return tools.NewRegistry(ws), ws.Dir()
 }
 
-// file writes a file into the workspace of the tools.
+// file writes a file into the workspace of the tools, and the model reads
+// it (an edit or a write of a file the model never read is refused before
+// anyone is asked).
 func (h *harness) file(name, content string) *harness {
 	h.t.Helper()
 	if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
 		h.t.Fatal(err)
+	}
+	args, _ := json.Marshal(tools.ReadFileArgs{Path: name})
+	if res, err := h.tools.Run(context.Background(), chat.ToolCall{ID: "read", Name: tools.ReadFile, Arguments: string(args)}); err != nil || res.Status != chat.StatusOK {
+		h.t.Fatalf("read %s: %v %v", name, res, err)
 	}
 	return h
 }
