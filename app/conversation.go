@@ -73,6 +73,8 @@ func (h *harness) continueConversation(res *resumed, warn func(error)) *conversa
 	// in this process is applied, one changed since is refused as changed.
 	h.toolbox.SetFiles(res.l.Files())
 	h.files.Store(cv.rec)
+	// The rules "approve always" gave the session last for all of it.
+	h.restoreRules(res.l, warn)
 	if h.st.fromFlag("model") && h.st.Model != cv.model {
 		cv.model = h.st.Model
 		cv.add(session.Record{Kind: session.KindModel, Model: h.st.Model})

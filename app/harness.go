@@ -285,7 +285,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		MaxParallel:      h.st.MaxParallel,
 		RetryBudget:      retryBudget(h.st.MaxRetries),
 		OnEvent:          onEvent,
-		OnApproveAlways:  h.policy.Remember,
+		OnApproveAlways:  h.remember(cv),
 		ContextWindow:    h.compaction.window,
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,

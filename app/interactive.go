@@ -37,7 +37,8 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 	opts := tui.Options{
 		NewAgent:     u.fresh,
 		Bridge:       bridge,
-		Policy:       h.policy,
+		Policy:       uiPolicy{h.policy, h},
+		RuleFiles:    newRuleFiles(h, stdio.Env),
 		Tools:        h.toolbox,
 		Checkpoints:  h.checkpoints,
 		Keys:         st.Keys,

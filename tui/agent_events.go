@@ -326,19 +326,26 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		t.call, t.state = p.Call, toolWaiting
 		t.touch()
 	}
-	var always func(chat.ToolCall) []string
+	var always func(agent.PendingCall) []string
 	var heldBack func(chat.ToolCall) string
 	if m.opts.Policy != nil {
 		heldBack = m.opts.Policy.HeldBack
-		always = func(c chat.ToolCall) []string {
+		always = func(p agent.PendingCall) []string {
+			if p.Hook != approval.HookName {
+				// Another hook asked: a rule of the policy does not
+				// stop it from asking again.
+				return nil
+			}
 			var out []string
-			for _, r := range m.opts.Policy.AlwaysRules(c) {
+			for _, r := range m.opts.Policy.Always(p.Call) {
 				out = append(out, r.String())
 			}
 			return out
 		}
 	}
-	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always, heldBack, m.renderCtx().summary))
+	d := newApprovalDialog(&m.styles, out.Pending, always, heldBack, m.renderCtx().summary)
+	d.files, d.home = m.opts.RuleFiles, m.getenv("HOME")
+	m.pushDialog(d)
 	return nil
 }
 

@@ -52,7 +52,7 @@ func slashCommands() []slashCommand {
 		{name: "compact", args: "[focus]", help: "summarize the older part of the conversation to free context; the focus says what to keep", run: func(m *Model, arg string) tea.Cmd {
 			return m.compact(arg)
 		}},
-		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
+		{name: "permissions", help: "list the approval rules; revoke one for this session, or save one in a config file", run: func(m *Model, _ string) tea.Cmd {
 			m.showPermissions()
 			return nil
 		}},
@@ -194,7 +194,7 @@ func (m *Model) showPermissions() {
 		m.note(noteError, "approval rules are not available here")
 		return
 	}
-	m.pushDialog(newPermissionsDialog(m.opts.Policy, m.getenv("HOME")))
+	m.pushDialog(newPermissionsDialog(m.opts.Policy, m.opts.RuleFiles, m.getenv("HOME")))
 }
 
 func (m *Model) setModel(arg string) {

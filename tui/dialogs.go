@@ -47,6 +47,8 @@ type dialogAction struct {
 	// undoForce, when set, undoes that many turns, overwriting files that
 	// changed since (the user confirmed).
 	undoForce int
+	// save, when set, saves rules to a config file (RuleFiles).
+	save *ruleSave
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -71,7 +73,11 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd { return m.dialogMsg(msg)
 func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 	top := m.dialogs[len(m.dialogs)-1]
 	act, cmd := top.update(msg)
-	return tea.Batch(cmd, m.dialogAction(top, act))
+	var save tea.Cmd
+	if act.save != nil && m.opts.RuleFiles != nil {
+		save = saveRules(m.opts.RuleFiles, *act.save)
+	}
+	return tea.Batch(cmd, m.dialogAction(top, act), save)
 }
 
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {

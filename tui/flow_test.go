@@ -122,7 +122,7 @@ func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 		Tools:           toolbox,
 		Hooks:           reg,
 		OnEvent:         bridge.Send,
-		OnApproveAlways: policy.Remember,
+		OnApproveAlways: func(c chat.ToolCall) { policy.Remember(c) },
 	}
 	for _, tweak := range tweaks {
 		tweak(&cfg)

@@ -51,8 +51,9 @@ type Agent interface {
 type Policy interface {
 	Mode() approval.Mode
 	SetMode(approval.Mode)
-	// AlwaysRules are the session rules approving call "always" adds.
-	AlwaysRules(call chat.ToolCall) []approval.Rule
+	// Always are the rules approving call "always" adds: only rules that
+	// cover the whole call, none when no rule can.
+	Always(call chat.ToolCall) []approval.Rule
 	// Permissions lists the rules in force with their sources, for
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
@@ -89,6 +90,9 @@ type Options struct {
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
+	// RuleFiles, when set, lets the approval dialog and /permissions save
+	// a rule to the user's or the project's config file.
+	RuleFiles RuleFiles
 
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
@@ -332,6 +336,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case mcpRestarted:
 		m.mcpRestartDone(msg)
+	case rulesSavedMsg:
+		m.rulesSaved(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case sessionsListedMsg:

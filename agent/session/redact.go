@@ -31,6 +31,11 @@ func redactRecord(r Record, redact func(string) string) Record {
 	if r.Paused != nil {
 		r.Paused = redactPaused(*r.Paused, redact)
 	}
+	if c := r.Rule; c != nil {
+		cc := *c
+		cc.Rule = redact(cc.Rule)
+		r.Rule = &cc
+	}
 	if c := r.Check; c != nil {
 		cc := *c
 		cc.Summary = redact(cc.Summary)

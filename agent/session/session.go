@@ -62,6 +62,7 @@ const (
 	KindModel      Kind = "model"      // Model: the model was switched
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
 	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
+	KindRule       Kind = "rule"       // Rule: a session rule added ("approve always") or revoked
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -93,6 +94,16 @@ type Record struct {
 	// later process goes on knowing what the model has seen
 	// (Loaded.Files, tools.Registry.SetFiles).
 	File *tools.FileStamp `json:"file,omitempty"`
+	// Rule is a session rule the user gave ("approve always") or took
+	// back (/permissions): a session continued later has the rules in
+	// force when it stopped (Loaded.SessionRules).
+	Rule *RuleChange `json:"rule,omitempty"`
+}
+
+// RuleChange is a session rule added or revoked.
+type RuleChange struct {
+	Rule    string `json:"rule"` // as approval.Rule writes it: "bash(git status *)"
+	Revoked bool   `json:"revoked,omitempty"`
 }
 
 // Answer is the answer to one paused call.

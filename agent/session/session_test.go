@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -495,5 +496,38 @@ func TestFilesGivesTheLastStampOfEachFile(t *testing.T) {
 	got := l.Files()
 	if len(got) != 2 || got[0] != *st("a.go", 3) || got[1] != *st("b.go", 2) {
 		t.Errorf("Files = %+v", got)
+	}
+}
+
+// SessionRules gives the rules added and not revoked since, as written to
+// the file and read back, redacted like every record.
+func TestSessionRulesReadBack(t *testing.T) {
+	s := Open(t.TempDir())
+	w, err := s.Create(Header{Workspace: "/w", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetRedact(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
+	r := NewRecorder(w, func(err error) { t.Error(err) })
+	for _, c := range []RuleChange{
+		{Rule: "bash(git status *)"},
+		{Rule: "edit_file(main.go)"},
+		{Rule: "bash(ls *)"},
+		{Rule: "bash(git status *)", Revoked: true},
+		{Rule: "bash(mytool --password hunter2)"},
+		{Rule: "bash(git status *)"},
+	} {
+		r.Append(Record{Kind: KindRule, Rule: &c})
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"edit_file(main.go)", "bash(ls *)", "bash(mytool --password [REDACTED])", "bash(git status *)"}
+	if got := l.SessionRules(); !slices.Equal(got, want) {
+		t.Errorf("SessionRules = %q, want %q", got, want)
 	}
 }
