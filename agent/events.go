@@ -160,6 +160,14 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// NoteAdded says a note for the model waits for the next prompt: the
+// next user message carries it (see Worker.Note), so that the model's
+// picture of the files and of the conversation matches what happened
+// (a /undo restored files; the user interrupted its reply).
+type NoteAdded struct {
+	Text string `json:"text"`
+}
+
 // ErrorEvent is the error that ended a Run.
 type ErrorEvent struct {
 	Message string `json:"message"`
@@ -230,6 +238,7 @@ func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
 func (MCPServerStatus) EventType() string  { return "mcp_server" }
 func (ErrorEvent) EventType() string       { return "error" }
+func (NoteAdded) EventType() string        { return "note" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
 func (CheckFinished) EventType() string    { return "check_finished" }
@@ -241,7 +250,7 @@ func EventTypes() []string {
 		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
-		MCPServerStatus{},
+		MCPServerStatus{}, NoteAdded{},
 	}
 	types := make([]string, len(evs))
 	for i, e := range evs {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
@@ -94,6 +95,9 @@ type Config struct {
 	// are made again on the resumed conversation. It is called in order
 	// with OnEvent, never at the same time.
 	OnMessage func(AddedMessage)
+	// Notes are notes for the model waiting for the next prompt (a
+	// resumed session's: session.Loaded.PendingNotes); see Worker.Note.
+	Notes []string
 	// OnApproveAlways is told about calls the user approved "always", so
 	// the approval policy can add a session rule for calls like it. It
 	// gets the call as the user saw it in the pending list.
@@ -135,7 +139,9 @@ type Worker struct {
 	// commands counts the shell commands the user ran (RunCommand), for
 	// their call IDs.
 	commands int
-	paused   *pause // non-nil while a run waits for Resume
+	// notes wait for the next user message (Note).
+	notes  []string
+	paused *pause // non-nil while a run waits for Resume
 	// answer, when set, is asked first when a batch would pause (see
 	// AnswerPausesWith).
 	answer func([]PendingCall) ([]Decision, bool)
@@ -167,6 +173,9 @@ type runState struct {
 	// (RunCommand): its result goes into the conversation as the user's
 	// message, and the run ends there, with no model request.
 	command bool
+	// partial is the text of the reply being streamed, as far as it
+	// went.
+	partial strings.Builder
 }
 
 // pause is where a paused run stopped.
@@ -239,7 +248,7 @@ func New(cfg Config) *Worker {
 	if cfg.KeepTurns <= 0 {
 		cfg.KeepTurns = DefaultKeepTurns
 	}
-	w := &Worker{cfg: cfg, windows: map[string]int64{}}
+	w := &Worker{cfg: cfg, windows: map[string]int64{}, notes: slices.Clone(cfg.Notes)}
 	w.toolSpecs()
 	switch {
 	case cfg.History != nil:
@@ -313,12 +322,47 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 		return w.abort(ctx, &HookError{Event: hooks.OnPromptSubmit, Hook: by, Reason: res.Reason})
 	}
 	in.Message.Role = chat.RoleUser
+	in.Message.Content = w.takeNotes() + in.Message.Content
 	if w.sysUnreported {
 		w.sysUnreported = false
 		w.report(AddedMessage{Message: w.conv[0]})
 	}
 	w.appendConv(AddedMessage{Message: in.Message, Prompt: true})
 	return w.loop(ctx)
+}
+
+// Note adds a note for the model to the next user message (a prompt, or
+// a command the user ran): something it must know that happened outside
+// the conversation, such as files a /undo restored. The note goes out as
+// a NoteAdded event (a session records it, so that a session continued
+// later still sends it).
+func (w *Worker) Note(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	w.mu.Lock()
+	w.notes = append(w.notes, text)
+	w.mu.Unlock()
+	w.emit(NoteAdded{Text: text})
+}
+
+// takeNotes returns the notes waiting (Note), as the start of the next
+// user message, and forgets them; "" when there are none.
+func (w *Worker) takeNotes() string {
+	w.mu.Lock()
+	notes := w.notes
+	w.notes = nil
+	w.mu.Unlock()
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("[Note from tackle: " + n + "]\n")
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // RunCommand runs a shell command the user typed (in the UI, "!cmd") as a
@@ -590,6 +634,7 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 		reply, stop = w.retryOverflow(ctx, stop)
 	}
 	if stop != nil {
+		w.noReply(ctx, st.partial.String(), stop)
 		out, err = w.abort(ctx, stop)
 		return true, out, err
 	}
@@ -618,7 +663,13 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 		return Reply{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
-	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, w.emit)
+	st.partial.Reset() // the reply's text so far, kept when the user interrupts it (noReply)
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, func(e Event) {
+		if d, ok := e.(TextDelta); ok {
+			st.partial.WriteString(d.Text)
+		}
+		w.emit(e)
+	})
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
@@ -629,6 +680,51 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	used := w.counted(reply.Usage, size(msgs)+size([]chat.Message{reply.Message}))
 	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
 	return reply, nil
+}
+
+// noReply handles a request that ended without the model's reply (err):
+// the model must know where the conversation stands. A reply the user
+// interrupted is kept as far as its text went, as the assistant's
+// message, with a note saying where it stopped (a tool call of it is not
+// kept: it never ran). A conversation left ending with a user message
+// (the user's prompt, a check's feedback) gets a note saying it had no
+// reply, so that two user messages never follow each other unmarked. A
+// reply cut any other way is not kept: half a message never enters the
+// conversation.
+func (w *Worker) noReply(ctx context.Context, text string, err error) {
+	if ctx.Err() != nil && strings.TrimSpace(text) != "" {
+		w.appendConv(AddedMessage{Message: chat.Message{Role: chat.RoleAssistant, Content: text}})
+		w.run.lastText = text
+		w.Note(fmt.Sprintf("the user interrupted your previous reply here: “%s”; the rest of it was not sent.", tail(text, 160)))
+		return
+	}
+	w.mu.Lock()
+	userLast := len(w.conv) > 0 && w.conv[len(w.conv)-1].Role == chat.RoleUser
+	w.mu.Unlock()
+	switch {
+	case !userLast:
+	case ctx.Err() != nil:
+		w.Note("the user interrupted the request for your reply to the message above before you answered it.")
+	default:
+		w.Note(fmt.Sprintf("the request for your reply to the message above failed (%s): it got no answer.", chat.OneLine(err.Error(), 200)))
+	}
+}
+
+// tail is the last n bytes of s at most (on a rune boundary, after a
+// space where one is near), with "…" before it when cut.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	if j := strings.IndexByte(s[i:], ' '); j >= 0 && j < 20 {
+		i += j + 1
+	}
+	return "…" + s[i:]
 }
 
 // addReply adds the model's reply to the conversation as the assistant's
@@ -845,7 +941,9 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	}
 
 	if w.run.command {
-		w.appendConv(commandMessage(batch[0]))
+		msg := commandMessage(batch[0])
+		msg.Message.Content = w.takeNotes() + msg.Message.Content
+		w.appendConv(msg)
 	} else {
 		w.appendConv(results(batch)...)
 	}

@@ -21,6 +21,9 @@ type conversation struct {
 	history []chat.Message
 	// pause is the paused run the continued session ended with, if any.
 	pause *session.Record
+	// notes are the continued session's notes for the model that wait
+	// for the next user message.
+	notes []string
 	model string
 	// records are the continued session's, for the UI's transcript.
 	records  []session.Record
@@ -64,6 +67,7 @@ func (h *harness) continueConversation(res *resumed, warn func(error)) *conversa
 		rec:      session.NewRecorder(res.w, warn),
 		history:  res.l.Messages(),
 		pause:    res.pause(),
+		notes:    res.l.PendingNotes(),
 		model:    res.l.Model(),
 		records:  res.l.Records,
 		warnings: res.l.Warnings,

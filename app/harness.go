@@ -279,6 +279,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		ReasoningEffort:  h.st.Effort,
 		System:           h.system,
 		History:          cv.history,
+		Notes:            cv.notes,
 		Tools:            h.toolbox,
 		Hooks:            h.hooks,
 		MaxRequests:      h.st.MaxRequests,

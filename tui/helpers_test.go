@@ -39,6 +39,8 @@ type fakeAgent struct {
 	// its answer.
 	compacts   []string
 	compactErr error
+	// notes are the notes for the model the UI gave (Note).
+	notes []string
 }
 
 type fakeOutcome struct {
@@ -108,6 +110,12 @@ func (f *fakeAgent) Compact(_ context.Context, focus string) (agent.Compacted, e
 	defer f.mu.Unlock()
 	f.compacts = append(f.compacts, focus)
 	return agent.Compacted{}, f.compactErr
+}
+
+func (f *fakeAgent) Note(text string) {
+	f.mu.Lock()
+	f.notes = append(f.notes, text)
+	f.mu.Unlock()
 }
 
 func (f *fakeAgent) SetModel(m string) {

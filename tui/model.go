@@ -43,6 +43,9 @@ type Agent interface {
 	// output into the conversation.
 	RunCommand(ctx context.Context, command string) (agent.Outcome, error)
 	SetModel(model string)
+	// Note tells the model something that happened outside the
+	// conversation, with the next user message (files /undo restored).
+	Note(text string)
 	// Compact compacts the conversation now (/compact).
 	Compact(ctx context.Context, focus string) (agent.Compacted, error)
 }

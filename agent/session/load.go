@@ -172,6 +172,21 @@ func (l *Loaded) SessionRules() []string {
 	return out
 }
 
+// PendingNotes returns the notes for the model recorded after the last
+// user message, which no message has carried yet (agent.Config.Notes).
+func (l *Loaded) PendingNotes() []string {
+	var out []string
+	for _, r := range l.Records {
+		switch {
+		case r.Kind == KindNote && r.Note != "":
+			out = append(out, r.Note)
+		case r.Kind == KindMessage && r.Message != nil && r.Message.Role == chat.RoleUser:
+			out = nil
+		}
+	}
+	return out
+}
+
 // Turns counts the prompts of the session.
 func (l *Loaded) Turns() int {
 	n := 0

@@ -99,6 +99,8 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindPaused, Paused: e.State}, true
 	case agent.ToolCallDecided:
 		return Record{Kind: KindAnswered, Answers: []Answer{{CallID: e.Call.ID, Verdict: e.Verdict.String(), Reason: e.Reason, By: e.By}}}, true
+	case agent.NoteAdded:
+		return Record{Kind: KindNote, Note: e.Text}, true
 	case agent.ModelChanged:
 		return Record{Kind: KindModel, Model: e.Model}, true
 	case agent.CheckFinished:

@@ -63,6 +63,7 @@ const (
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
 	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
 	KindRule       Kind = "rule"       // Rule: a session rule added ("approve always") or revoked
+	KindNote       Kind = "note"       // Note: a note for the model, sent with the next user message
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -98,6 +99,10 @@ type Record struct {
 	// back (/permissions): a session continued later has the rules in
 	// force when it stopped (Loaded.SessionRules).
 	Rule *RuleChange `json:"rule,omitempty"`
+	// Note is a note for the model that waits for the next user message
+	// (agent.NoteAdded): a session continued before that message sends
+	// it then (Loaded.PendingNotes).
+	Note string `json:"note,omitempty"`
 }
 
 // RuleChange is a session rule added or revoked.

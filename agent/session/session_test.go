@@ -531,3 +531,23 @@ func TestSessionRulesReadBack(t *testing.T) {
 		t.Errorf("SessionRules = %q, want %q", got, want)
 	}
 }
+
+// PendingNotes gives the notes recorded after the last user message: a
+// note a message carried is not sent again.
+func TestPendingNotes(t *testing.T) {
+	user := func(s string) *chat.Message { return &chat.Message{Role: chat.RoleUser, Content: s} }
+	l := &Loaded{Records: []Record{
+		{Kind: KindNote, Note: "old"},
+		{Kind: KindMessage, Message: user("[Note from tackle: old]\n\nhi")},
+		{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleAssistant, Content: "a long a"}},
+		{Kind: KindNote, Note: "interrupted here"},
+		{Kind: KindNote, Note: "undo"},
+	}}
+	if got := l.PendingNotes(); !slices.Equal(got, []string{"interrupted here", "undo"}) {
+		t.Errorf("PendingNotes = %q", got)
+	}
+	l.Records = append(l.Records, Record{Kind: KindMessage, Message: user("next")})
+	if got := l.PendingNotes(); len(got) != 0 {
+		t.Errorf("PendingNotes after a message = %q", got)
+	}
+}
