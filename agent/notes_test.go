@@ -147,3 +147,20 @@ func TestNotesGoWithTheNextUserMessage(t *testing.T) {
 		t.Errorf("a note was sent twice: %q", last)
 	}
 }
+
+// WithoutNotes gives back what the user wrote, for a transcript.
+func TestWithoutNotes(t *testing.T) {
+	h := newHarness(t, llmtest.NewScript(llmtest.Text("one")), nil)
+	h.worker.Note("the user ran /undo:\nrestored a.go [twice]")
+	h.worker.Note("second")
+	if _, err := h.worker.Run(context.Background(), "[Note from tackle: typed by the user]\nhi"); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.request(t, 0)[1].Content
+	if got := agent.WithoutNotes(sent); got != "[Note from tackle: typed by the user]\nhi" {
+		t.Errorf("WithoutNotes(%q) = %q", sent, got)
+	}
+	if got := agent.WithoutNotes("plain"); got != "plain" {
+		t.Errorf("WithoutNotes(plain) = %q", got)
+	}
+}

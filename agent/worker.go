@@ -337,7 +337,7 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 // a NoteAdded event (a session records it, so that a session continued
 // later still sends it).
 func (w *Worker) Note(text string) {
-	text = strings.TrimSpace(text)
+	text = strings.Join(strings.Fields(text), " ") // one line: WithoutNotes finds it
 	if text == "" {
 		return
 	}
@@ -359,10 +359,30 @@ func (w *Worker) takeNotes() string {
 	}
 	var b strings.Builder
 	for _, n := range notes {
-		b.WriteString("[Note from tackle: " + n + "]\n")
+		b.WriteString(notePrefix + n + "]\n")
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// notePrefix starts each note in a user message.
+const notePrefix = "[Note from tackle: "
+
+// WithoutNotes returns a user message's text without the notes tackle
+// put before it (Note): what the user wrote, for a transcript.
+func WithoutNotes(text string) string {
+	rest, cut := text, false
+	for strings.HasPrefix(rest, notePrefix) {
+		i := strings.Index(rest, "]\n")
+		if i < 0 {
+			return text
+		}
+		rest, cut = rest[i+2:], true
+	}
+	if !cut {
+		return text
+	}
+	return strings.TrimPrefix(rest, "\n")
 }
 
 // RunCommand runs a shell command the user typed (in the UI, "!cmd") as a

@@ -188,7 +188,7 @@ func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	msg := *r.Message
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
-		m.transcript.add(&userEntry{text: msg.Content})
+		m.transcript.add(&userEntry{text: agent.WithoutNotes(msg.Content)})
 	case msg.Role == chat.RoleUser || msg.Role == chat.RoleSystem:
 		m.note(noteRetry, joinNonEmpty(": ", joinNonEmpty(" ", feedbackBy, "pushed feedback to the model"), firstLine(msg.Content)))
 	case msg.Role == chat.RoleAssistant:
