@@ -32,9 +32,25 @@ type ReasoningDelta struct {
 // ModelRetry says a model request failed before any token arrived and will
 // be retried after Wait.
 type ModelRetry struct {
-	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Attempt int `json:"attempt"` // the attempt that failed, from 1
+	// Retries is how many retries the request gets at most: Attempt
+	// Retries is the last retry.
+	Retries int           `json:"retries"`
 	Wait    time.Duration `json:"wait_ns"`
-	Err     string        `json:"error"`
+	// Err is why the attempt failed, short ("connection refused", "503
+	// Service Unavailable: overloaded").
+	Err string `json:"error"`
+}
+
+// RetryLine says in one short line that a request failed and when it is
+// tried again: "model request failed (connection refused); retry 1 of 4
+// in 500ms".
+func RetryLine(e ModelRetry) string {
+	s := fmt.Sprintf("model request failed (%s); retry %d", e.Err, e.Attempt)
+	if e.Retries > 0 {
+		s += fmt.Sprintf(" of %d", e.Retries)
+	}
+	return s + " in " + e.Wait.Round(time.Millisecond).String()
 }
 
 // AssistantMessage is a complete assistant message, as it entered the

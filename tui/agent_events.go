@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -85,6 +84,9 @@ func (m *Model) eventsArrived(msg eventsMsg) tea.Cmd {
 }
 
 func (m *Model) applyEvent(ev agent.Event) {
+	if _, ok := ev.(agent.ModelRetry); !ok {
+		m.modelRetry = "" // the request went on
+	}
 	switch e := ev.(type) {
 	case agent.ReasoningDelta:
 		if e.Text == "" {
@@ -108,7 +110,9 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.AssistantMessage:
 		m.assistantMessage(e.Message)
 	case agent.ModelRetry:
-		m.note(noteRetry, fmt.Sprintf("model request failed (%s); retrying in %s", firstLine(e.Err), e.Wait.Round(time.Millisecond)))
+		// One line that changes with each retry, in the status line; the
+		// error that ends the run, if any, goes into the transcript.
+		m.modelRetry = agent.RetryLine(e)
 	case agent.ToolCallStarted:
 		t := m.tool(e.Call)
 		t.call, t.state = e.Call, toolRunning
@@ -265,7 +269,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.doneWaiting = &msg
 		return nil
 	}
-	m.running, m.compacting = false, false
+	m.running, m.compacting, m.modelRetry = false, false, ""
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

@@ -207,6 +207,7 @@ type Model struct {
 	tools          map[string]*toolEntry
 	checks         *checksEntry
 	retry          string // "retry 1/3" while a turn-end check is being answered
+	modelRetry     string // the model request failed and waits to be retried: why, and when
 
 	queue []string // prompts typed while a turn runs, sent after it
 
