@@ -35,7 +35,12 @@ func (m *Model) showPrompt(text string) {
 	if m.opts.Checkpoints != nil {
 		m.opts.Checkpoints.Begin(text)
 	}
-	m.transcript.add(&userEntry{text: text})
+	shown := text
+	if s, ok := m.pasted[text]; ok {
+		shown = s
+		delete(m.pasted, text)
+	}
+	m.transcript.add(&userEntry{text: shown})
 	m.transcript.toBottom()
 	m.turnStart = m.now()
 	m.retry = ""

@@ -181,6 +181,24 @@ func (m *Model) setMode(arg string) {
 	m.note(noteInfo, "approval mode: "+string(mode)+" — "+modeHelp[mode])
 }
 
+// modeCycle is the order shift+tab goes through the approval modes; yolo
+// is not in it (a key pressed by mistake never turns every question off),
+// and from yolo it goes back to default.
+var modeCycle = []approval.Mode{approval.Default, approval.AcceptEdits, approval.Plan}
+
+// cycleMode switches to the next mode of modeCycle and says so in the
+// status line; it reports whether there is a policy to change.
+func (m *Model) cycleMode() bool {
+	if m.opts.Policy == nil {
+		return false
+	}
+	next := modeCycle[(slices.Index(modeCycle, m.mode)+1)%len(modeCycle)]
+	m.opts.Policy.SetMode(next)
+	m.mode = next
+	m.notice = "mode " + string(next) + ": " + modeHelp[next] + " (shift+tab: next)"
+	return true
+}
+
 var modeHelp = map[approval.Mode]string{
 	approval.Default:     "reads run; edits and shell commands ask",
 	approval.AcceptEdits: "reads and edits run; shell commands ask",

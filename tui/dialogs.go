@@ -211,6 +211,18 @@ type pager struct {
 	width  int
 }
 
+// typingHelp are the rows of /help's section on what the editor reads
+// in the text itself.
+func typingHelp() [][2]string {
+	return [][2]string{
+		{"!command", "run a shell command yourself, through the bash tool, its hooks and approvals; it and its output go to the model with your next message"},
+		{"@path", "attach a file of the workspace to the message (tab completes the path)"},
+		{"/command", "a slash command (below); tab completes it"},
+		{"\\ enter", "a \\ at the end of the message continues it on a new line"},
+		{"paste", "a large paste shows as [paste #1: N lines, N bytes], here and in the transcript, and is sent whole"},
+	}
+}
+
 // helpCommands are the rows of /help's command section.
 func helpCommands() [][2]string {
 	var rows [][2]string
@@ -272,6 +284,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 		}
 	}
 	section("Keys", d.keys)
+	section("Typing", typingHelp())
 	section("Approval dialog", approvalHelp())
 	section("Commands", helpCommands())
 	d.setLines(lines, height)

@@ -210,6 +210,9 @@ type Model struct {
 	modelRetry     string // the model request failed and waits to be retried: why, and when
 
 	queue []string // prompts typed while a turn runs, sent after it
+	// pasted are prompts with large pastes as the transcript shows them:
+	// each paste as its placeholder.
+	pasted map[string]string
 
 	model    string
 	mode     approval.Mode
@@ -274,6 +277,7 @@ func New(opts Options) *Model {
 		darkBG:     true,
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
+		pasted:     map[string]string{},
 		model:      opts.Model,
 		focus:      -1,
 	}
