@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tackle-dev/tackle/agent/llmtest"
 )
 
 // TestEndpointErrorsNameTheFix: the network cases a new user meets give
@@ -97,5 +99,25 @@ func TestRetryableStatuses(t *testing.T) {
 		if got := (&APIError{Status: status}).Retryable(); got != want {
 			t.Errorf("%d: Retryable = %v, want %v", status, got, want)
 		}
+	}
+}
+
+// TestListModels: the endpoint's /models list, sorted, sent with the key;
+// a server without the route says so.
+func TestListModels(t *testing.T) {
+	script := llmtest.NewScript(llmtest.Text("unused"))
+	script.Models = []llmtest.Model{{ID: "qwen3-coder:30b"}, {ID: "llama3.2"}, {ID: "qwen3-coder:30b"}}
+	srv := llmtest.NewServer(t, script)
+	got, err := ListModels(t.Context(), OpenAIConfig{BaseURL: srv.URL(), APIKey: "sk-x"})
+	if err != nil || strings.Join(got, ",") != "llama3.2,qwen3-coder:30b" {
+		t.Fatalf("ListModels = %q, %v", got, err)
+	}
+	if p := srv.Probes(); len(p) != 1 || p[0] != "GET /v1/models" {
+		t.Errorf("probes %q", p)
+	}
+	none := httptest.NewServer(http.NotFoundHandler())
+	defer none.Close()
+	if _, err := ListModels(t.Context(), OpenAIConfig{BaseURL: none.URL + "/v1"}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("no route: %v", err)
 	}
 }

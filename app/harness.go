@@ -38,6 +38,7 @@ type harness struct {
 	hooks       *hooks.Registry
 	claude      *claudeHooks // nil without Claude Code hooks
 	client      agent.Client
+	endpoint    agent.OpenAIConfig // what client was made from
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
 	journal  *tools.TempJournal // nil without a state directory
@@ -90,12 +91,13 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		ws.UseTempJournal(h.journal)
 		cleanStaleTemps(h.journal.Dir(), emit)
 	}
-	h.client = agent.NewOpenAI(agent.OpenAIConfig{
+	h.endpoint = agent.OpenAIConfig{
 		APIKey: st.APIKey, BaseURL: st.BaseURL,
 		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
 		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
 		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle, ReplyTimeout: st.ReplyTimeout,
-	})
+	}
+	h.client = agent.NewOpenAI(h.endpoint)
 	h.compaction = newCompaction(st, stdio.Env)
 
 	h.system, h.contextParts = systemPrompt(h.root, stdio.Env, h.sandbox.sb)

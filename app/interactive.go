@@ -46,6 +46,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		Mentions:     tui.WorkspaceMentions{WS: h.ws, Refuse: h.refuseMention},
 		Prices:       st.Prices,
 		Model:        st.Model,
+		Models:       func(ctx context.Context) ([]string, error) { return agent.ListModels(ctx, h.endpoint) },
 		Workdir:      h.root,
 		Theme:        st.Theme,
 		UserThemes:   st.UserThemes,

@@ -34,11 +34,18 @@ func slashCommands() []slashCommand {
 		}},
 		{name: "new", aliases: []string{"clear"}, help: "start a new conversation (a new session)", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
 		{name: "resume", help: "go on with an earlier session of this workspace", run: func(m *Model, _ string) tea.Cmd { return m.pickSession() }},
-		{name: "mode", args: "<mode>", help: "approval mode: default, accept-edits, yolo, plan", run: func(m *Model, arg string) tea.Cmd {
+		{name: "mode", args: "[mode]", help: "approval mode: default, accept-edits, yolo, plan; without one, pick from the list (shift+tab cycles them)", run: func(m *Model, arg string) tea.Cmd {
+			if arg == "" && m.opts.Policy != nil {
+				m.pickMode()
+				return nil
+			}
 			m.setMode(arg)
 			return nil
 		}},
-		{name: "model", args: "<name>", help: "switch the model", run: func(m *Model, arg string) tea.Cmd {
+		{name: "model", args: "[name]", help: "switch the model; without a name, pick from the server's list", run: func(m *Model, arg string) tea.Cmd {
+			if arg == "" {
+				return m.pickModel()
+			}
 			m.setModel(arg)
 			return nil
 		}},

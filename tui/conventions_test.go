@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,5 +91,51 @@ func TestLargePasteShowsAsItsPlaceholder(t *testing.T) {
 	s := h.screen()
 	if !strings.Contains(s, "why does this fail? [paste #1: 312 lines, ") || strings.Contains(s, "log line 311") || strings.Contains(s, "log line 0") {
 		t.Errorf("the transcript does not show the placeholder:\n%s", s)
+	}
+}
+
+// TestModelWithoutANameOpensThePicker: /model lists the server's models,
+// the current one marked; typing filters; enter switches.
+func TestModelWithoutANameOpensThePicker(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.Models = func(context.Context) ([]string, error) {
+			return []string{"llama3.2", "qwen3-coder:30b", "test-model"}, nil
+		}
+	})
+	h.typeText("/model").keys("enter")
+	s := h.screen()
+	if len(h.m.dialogs) != 1 || !strings.Contains(s, "llama3.2") || !regexp.MustCompile(`test-model +\(now\)`).MatchString(s) {
+		t.Fatalf("no picker:\n%s", s)
+	}
+	h.typeText("qwen")
+	if s := h.screen(); strings.Contains(s, "llama3.2") || !strings.Contains(s, "qwen3-coder:30b") {
+		t.Fatalf("the filter does not filter:\n%s", s)
+	}
+	h.keys("enter")
+	if h.agent.model != "qwen3-coder:30b" || h.m.model != "qwen3-coder:30b" || len(h.m.dialogs) != 0 {
+		t.Fatalf("model %q / %q, dialogs %d", h.agent.model, h.m.model, len(h.m.dialogs))
+	}
+	// A server without a list: the model is named, and how to switch.
+	h = newHarness(t, func(o *Options) {
+		o.Models = func(context.Context) ([]string, error) { return nil, errors.New("404 Not Found") }
+	})
+	h.typeText("/model").keys("enter")
+	if s := h.screen(); len(h.m.dialogs) != 0 || !strings.Contains(flatten(s), "model: test-model (the server does not list its models: 404 Not Found; /model <name> switches)") {
+		t.Fatalf("no list:\n%s", s)
+	}
+}
+
+// TestModeWithoutANameOpensThePicker: /mode lists the modes with what
+// each does; enter switches.
+func TestModeWithoutANameOpensThePicker(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/mode").keys("enter")
+	s := h.screen()
+	if len(h.m.dialogs) != 1 || !regexp.MustCompile(`default +\(now\)`).MatchString(s) || !strings.Contains(s, "accept-edits  reads and edits run") || !strings.Contains(s, "yolo") {
+		t.Fatalf("no picker:\n%s", s)
+	}
+	h.keys("down", "enter")
+	if h.m.opts.Policy.Mode() != approval.AcceptEdits || len(h.m.dialogs) != 0 {
+		t.Fatalf("mode %s", h.m.opts.Policy.Mode())
 	}
 }

@@ -49,6 +49,9 @@ type dialogAction struct {
 	undoForce int
 	// save, when set, saves rules to a config file (RuleFiles).
 	save *ruleSave
+	// model and mode, when set, switch the model or the approval mode
+	// (a picker's choice).
+	model, mode string
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -95,6 +98,12 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.fill != nil {
 		m.input.setValue(*act.fill)
+	}
+	if act.model != "" {
+		m.setModel(act.model)
+	}
+	if act.mode != "" {
+		m.setMode(act.mode)
 	}
 	switch {
 	case act.undoForce > 0:

@@ -222,7 +222,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, rulesSavedMsg:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, rulesSavedMsg, modelsListedMsg:
 		h.send(msg)
 	default:
 		if isSequence(msg) {

@@ -117,8 +117,10 @@ type Options struct {
 	// CheckKeys). An invalid keymap leaves the defaults.
 	Keys map[string][]string
 
-	// Model is the model name shown in the status line.
-	Model string
+	// Model is the model name shown in the status line. Models, when
+	// set, lists the endpoint's models for /model's picker.
+	Model  string
+	Models Models
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
 
@@ -346,6 +348,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.mcpRestartDone(msg)
 	case rulesSavedMsg:
 		m.rulesSaved(msg)
+	case modelsListedMsg:
+		m.modelsListed(msg)
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case sessionsListedMsg:

@@ -543,12 +543,12 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("/help:\n%s", h.screen())
 	}
 	for range 5 {
-		if strings.Contains(h.screen(), "/mode <mode>") {
+		if strings.Contains(h.screen(), "/mode [mode]") {
 			break
 		}
 		h.keys("pgdown")
 	}
-	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "/mode <mode>") {
+	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "/mode [mode]") {
 		t.Fatalf("/help, scrolled:\n%s", h.screen())
 	}
 	h.keys("q")
