@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,9 +18,10 @@ import (
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
 // user quits: on a new conversation, on the session res, or, with pick,
-// on the one the user picks from the list. Its agents' events reach the
+// on the one the user picks from the list; first, when set, is its first
+// message. Its agents' events reach the
 // UI through a tui.Bridge.
-func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resumed, pick bool, atExit func(func())) error {
+func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resumed, pick bool, first string, atExit func(func())) error {
 	if st.themesErr != nil {
 		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", st.themesErr)
 	}
@@ -55,6 +57,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		History:      history,
 		SaveHistory:  saveHistory,
 		PickSession:  pick,
+		Prompt:       first,
 		ContextParts: h.contextParts,
 		ContextTools: h.toolsPart,
 	}
@@ -74,10 +77,39 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		opts.Agent = u.fresh()
 	}
 	err = tui.Run(ctx, opts, stdio.In, stdio.Out)
+	if line := resumeLine(u.currentID(), h.root); line != "" && err == nil {
+		fmt.Fprintln(stdio.Out, line)
+	}
 	if ctx.Err() != nil {
 		return interruptedError{err}
 	}
 	return err
+}
+
+// resumeLine says, when the UI ends, which session it was and the command
+// that goes on with it ("" when nothing was recorded): -w names the
+// workspace when it is not the working directory.
+func resumeLine(id, root string) string {
+	if id == "" {
+		return ""
+	}
+	cmd := "tackle --resume " + id
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil && real != root {
+			cmd += " -w " + shellQuote(root)
+		}
+	}
+	return fmt.Sprintf("Session %s. To go on with it: %s", id, cmd)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // promptHistory loads the workspace's earlier prompts and returns the

@@ -151,6 +151,12 @@ type Options struct {
 	ContextParts []ContextPart
 	ContextTools func() ContextPart
 
+	// Prompt, when set, is the first message, sent as the UI starts (as
+	// if typed and sent): `tackle "explain main.go"`. When the UI starts
+	// with a dialog (a session to pick, a pause to answer) it waits in
+	// the editor instead.
+	Prompt string
+
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
 	// later sessions; it runs in a Cmd.
@@ -321,7 +327,23 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PickSession {
 		cmds = append(cmds, m.pickSession())
 	}
+	if m.opts.Prompt != "" {
+		cmds = append(cmds, func() tea.Msg { return firstPromptMsg{} })
+	}
 	return tea.Batch(cmds...)
+}
+
+// firstPromptMsg sends Options.Prompt.
+type firstPromptMsg struct{}
+
+// firstPrompt sends the prompt the UI was started with, as if typed; with
+// a dialog open it waits in the editor.
+func (m *Model) firstPrompt() tea.Cmd {
+	m.input.setValue(m.opts.Prompt)
+	if len(m.dialogs) > 0 || m.opts.PickSession {
+		return nil
+	}
+	return m.submit()
 }
 
 // Update dispatches a message to the handler for its kind.
@@ -350,6 +372,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rulesSaved(msg)
 	case modelsListedMsg:
 		m.modelsListed(msg)
+	case firstPromptMsg:
+		cmd = m.firstPrompt()
 	case historySaveFailedMsg:
 		m.note(noteWarn, msg.err.Error())
 	case sessionsListedMsg:

@@ -282,3 +282,32 @@ func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	s.keys("C-u", "C-d")
 	s.waitExit()
 }
+
+// TestE2ETUIPromptArgumentAndResumeLine: tackle "say hello" starts the
+// interactive UI with that message sent (as claude "…" does; it used to
+// be "unexpected argument"); on exit tackle names the session and the
+// command that goes on with it.
+func TestE2ETUIPromptArgumentAndResumeLine(t *testing.T) {
+	e := newE2E(t, "tui_approve.json")
+	s := e.startTUI("say hello")
+	s.waitFor("Allow bash?")
+	if all := s.capture(true); !strings.Contains(all, "› say hello") {
+		t.Errorf("the prompt is not the first message:\n%s", all)
+	}
+	s.keys("y")
+	s.waitFor("The command printed its greeting.")
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, ".local", "state", "tackle", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %q", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	want := "Session " + id + ". To go on with it: tackle --resume " + id
+	if all := s.capture(true); !strings.Contains(all, want) {
+		t.Errorf("the terminal does not say %q after exit:\n%s", want, all)
+	}
+}
