@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -63,5 +64,39 @@ func TestPromptArgument(t *testing.T) {
 	}
 	if code, _, errOut := runMain(t, env, "-p", "one", "two"); code != ExitUsage || !strings.Contains(errOut, "a prompt is given twice") {
 		t.Errorf("-p and an argument: exit %d, %q", code, errOut)
+	}
+}
+
+// TestWelcomeHookCountMatchesHooksList: the UI's welcome block and
+// /status count the hooks tackle hooks list shows (it counted each
+// built-in check's four internal hooks, 6 where the list has 3).
+func TestWelcomeHookCountMatchesHooksList(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	cfg := `{"hooks": {"pre_tool_call": [{"name": "no-push", "command": ["true"]}], "on_turn_end": [{"name": "tests", "command": ["true"]}]}}`
+	if err := os.MkdirAll(home+"/tackle", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(home+"/tackle/config.json", []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := environ{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "OPENAI_API_KEY=sk-test", "TACKLE_SANDBOX=off"}
+	code, out, errOut := runMain(t, env, "-w", ws, "hooks", "list", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("hooks list: exit %d: %s", code, errOut)
+	}
+	var rows []hookRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	h := wiredHarness(t, env, "-w", ws)
+	defer h.Close()
+	a := about(h.st, h, &uiConversations{h: h}, env)
+	n := 0
+	for _, l := range a.Hooks {
+		_, names, _ := strings.Cut(l, ": ")
+		n += len(strings.Split(names, ", "))
+	}
+	if n != len(rows) || n != 5 {
+		t.Errorf("the welcome counts %d hooks (%q); tackle hooks list shows %d:\n%s", n, a.Hooks, len(rows), out)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
-	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
@@ -44,7 +43,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		Tools:        h.toolbox,
 		Checkpoints:  h.checkpoints,
 		Keys:         st.Keys,
-		About:        about(st, h, u),
+		About:        about(st, h, u, stdio.Env),
 		Mentions:     tui.WorkspaceMentions{WS: h.ws, Refuse: h.refuseMention},
 		Prices:       st.Prices,
 		Model:        st.Model,
@@ -129,8 +128,10 @@ func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 }
 
 // about is what the UI's welcome block and /status say of the run:
-// version, endpoint, instruction files, hooks and the session's id.
-func about(st Settings, h *harness, u *uiConversations) tui.About {
+// version, endpoint, instruction files, hooks (those tackle hooks list
+// shows as running: the same rows, counted the same) and the session's
+// id.
+func about(st Settings, h *harness, u *uiConversations, env environ) tui.About {
 	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL),
 		Sandbox: h.sandbox.status(), SandboxDetail: h.sandbox.describe(), SandboxFull: h.sandbox.sb.Level() == sandbox.LevelFull}
 	for _, p := range h.contextParts {
@@ -138,11 +139,7 @@ func about(st Settings, h *harness, u *uiConversations) tui.About {
 			a.Instructions = append(a.Instructions, f)
 		}
 	}
-	for ev := hooks.OnPromptSubmit; ev <= hooks.PreCompact; ev++ {
-		if names := h.hooks.Names(ev); len(names) > 0 {
-			a.Hooks = append(a.Hooks, ev.String()+": "+strings.Join(names, ", "))
-		}
-	}
+	a.Hooks = hookLines(hookRows(st.User, st.Project, nil, env))
 	a.Session = func() string {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -152,6 +149,22 @@ func about(st Settings, h *harness, u *uiConversations) tui.About {
 		return u.cur.id()
 	}
 	return a
+}
+
+// hookLines are the hooks of rows by event, in order: "pre_tool_call:
+// approval, no-push", one name per row.
+func hookLines(rows []hookRow) []string {
+	var out []string
+	for i := 0; i < len(rows); {
+		j := i
+		var names []string
+		for ; j < len(rows) && rows[j].Event == rows[i].Event; j++ {
+			names = append(names, rows[j].Name)
+		}
+		out = append(out, rows[i].Event+": "+strings.Join(names, ", "))
+		i = j
+	}
+	return out
 }
 
 // refuseMention says why the UI may not attach the file rel to a message
