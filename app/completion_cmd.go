@@ -60,16 +60,20 @@ type compSpec struct {
 }
 
 // flagValues are the values of the flags that take one of a few, beyond
-// kong's enums.
-var flagValues = map[string][]string{
-	"mode":             {string(approval.Default), string(approval.AcceptEdits), string(approval.Plan), string(approval.Yolo)},
-	"reasoning-effort": agent.ReasoningEfforts,
-	"theme":            themes.Names(nil),
+// kong's enums. (A function: the themes are parsed on first use, never at
+// start-up.)
+func flagValues() map[string][]string {
+	return map[string][]string{
+		"mode":             {string(approval.Default), string(approval.AcceptEdits), string(approval.Plan), string(approval.Yolo)},
+		"reasoning-effort": agent.ReasoningEfforts,
+		"theme":            themes.Names(nil),
+	}
 }
 
 // completionSpec reads the commands and flags of the parsed command line.
 func completionSpec(root *kong.Node) compSpec {
 	var spec compSpec
+	values := flagValues()
 	for _, f := range root.Flags {
 		if f.Hidden {
 			continue
@@ -81,8 +85,8 @@ func completionSpec(root *kong.Node) compSpec {
 		switch {
 		case f.Enum != "":
 			cf.values = strings.Split(f.Enum, ",")
-		case flagValues[f.Name] != nil:
-			cf.values = flagValues[f.Name]
+		case values[f.Name] != nil:
+			cf.values = values[f.Name]
 		}
 		cf.dir = f.Tag.Type == "existingdir" || f.Tag.Type == "path"
 		spec.flags = append(spec.flags, cf)
