@@ -55,6 +55,7 @@ func (h *harness) newConversation(store *session.Store, warn func(error)) *conve
 	}
 	h.toolbox.SetFiles(nil) // the model of a new conversation has seen no file
 	h.files.Store(cv.rec)
+	h.policy.SetSessionRules() // nor has it any "approve always" rule
 	return cv
 }
 

@@ -36,8 +36,10 @@ func (cv *conversation) addRule(c session.RuleChange) {
 	}
 }
 
-// restoreRules gives the policy back the session rules of the continued
-// session res; a rule that no longer parses is left out, with a warning.
+// restoreRules makes the session rules of the continued session l the
+// policy's (those of the conversation before go: the UI's /resume
+// switches session); a rule that no longer parses is left out, with a
+// warning.
 func (h *harness) restoreRules(l *session.Loaded, warn func(error)) {
 	var rules []approval.Rule
 	for _, s := range l.SessionRules() {
@@ -48,7 +50,7 @@ func (h *harness) restoreRules(l *session.Loaded, warn func(error)) {
 		}
 		rules = append(rules, r)
 	}
-	h.policy.AddSessionRules(rules...)
+	h.policy.SetSessionRules(rules...)
 }
 
 // uiPolicy is the policy as the UI changes it: a session rule revoked in

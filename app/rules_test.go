@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
@@ -156,4 +157,33 @@ func mustParse(t *testing.T, s string) approval.Rule {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestSessionRulesFollowTheConversation: in the UI, /new starts without
+// the rules "always" gave the conversation before, and /resume brings
+// back the resumed session's own.
+func TestSessionRulesFollowTheConversation(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	env := environ{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "OPENAI_API_KEY=sk-test", "TACKLE_SANDBOX=off"}
+	h := wiredHarness(t, env, "-w", ws)
+	defer h.Close()
+	u := &uiConversations{h: h, store: sessionStore(env), sink: func(agent.Event) {}}
+	defer u.close(os.Stderr)
+	u.fresh()
+	first := u.cur
+	h.remember(first)(bashCall("mytool build"))
+	id := first.id()
+	if id == "" || !slices.Equal(h.policy.SessionRules(), []string{"bash(mytool build)"}) {
+		t.Fatalf("id %q, rules %q", id, h.policy.SessionRules())
+	}
+	u.fresh() // /new
+	if got := h.policy.SessionRules(); len(got) != 0 {
+		t.Errorf("after /new: %q", got)
+	}
+	if _, err := u.Open(id); err != nil { // /resume
+		t.Fatal(err)
+	}
+	if got := h.policy.SessionRules(); !slices.Equal(got, []string{"bash(mytool build)"}) {
+		t.Errorf("after /resume: %q", got)
+	}
 }

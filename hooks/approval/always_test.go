@@ -117,3 +117,18 @@ func cmpMode(m Mode) Mode {
 	}
 	return m
 }
+
+// TestSetSessionRules: a conversation's own session rules replace the
+// ones before, with the same check as AddSessionRules.
+func TestSetSessionRules(t *testing.T) {
+	p := New(Default, inspector{})
+	p.Remember(bashCall("ls -la"))
+	p.SetSessionRules(mustRule(t, "bash(git status *)"), mustRule(t, "bash"))
+	if got := p.SessionRules(); !slices.Equal(got, []string{"bash(git status *)"}) {
+		t.Errorf("session rules %q", got)
+	}
+	p.SetSessionRules()
+	if got := p.SessionRules(); len(got) != 0 {
+		t.Errorf("session rules %q", got)
+	}
+}

@@ -292,6 +292,16 @@ func (p *Policy) AddSessionRules(rules ...Rule) []Rule {
 	return added
 }
 
+// SetSessionRules makes rules the session rules, in place of those there
+// were, with the same check as AddSessionRules: a conversation the UI
+// starts (/new) or goes on with (/resume) has its own.
+func (p *Policy) SetSessionRules(rules ...Rule) {
+	p.mu.Lock()
+	p.session = nil
+	p.mu.Unlock()
+	p.AddSessionRules(rules...)
+}
+
 // Always returns the session rules approving call "always" adds: the
 // rules AlwaysRules makes for it, when together they cover the whole
 // call — once they are added, the same call runs without asking (in the
