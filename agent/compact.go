@@ -257,8 +257,9 @@ func turnStart(conv []chat.Message, head, keep int) int {
 }
 
 // prune returns a copy of conv whose tool outputs in [from, to) are
-// shortened to a stub naming the call, and how many were. Outputs no
-// longer than their stub, and stubs, stay.
+// shortened to a stub naming the call, and the images they returned left
+// out, and how many outputs were. Outputs no longer than their stub, and
+// stubs, stay.
 func prune(conv []chat.Message, from, to int) ([]chat.Message, int) {
 	out := slices.Clone(conv)
 	calls := map[string]chat.ToolCall{}
@@ -268,6 +269,12 @@ func prune(conv []chat.Message, from, to int) ([]chat.Message, int) {
 			calls[c.ID] = c
 		}
 		m := out[i]
+		if k := len(m.Images); k > 0 {
+			out[i].Images = nil
+			out[i].Content = fmt.Sprintf("[%d %s the tool calls above returned, left out to save context]", k, plural(k, "image", "images"))
+			n++
+			continue
+		}
 		if m.Role != chat.RoleTool || strings.HasPrefix(m.Content, stubPrefix) {
 			continue
 		}
@@ -391,6 +398,9 @@ func renderItem(m chat.Message, names map[string]string) string {
 		return b.String()
 	case chat.RoleTool:
 		return "[result of " + names[m.ToolCallID] + "]\n" + clip(m.Content, itemMax)
+	}
+	if k := len(m.Images); k > 0 {
+		return fmt.Sprintf("[%s]\n%s\n[%d %s]", m.Role, clip(m.Content, itemMax), k, plural(k, "image", "images"))
 	}
 	return "[" + string(m.Role) + "]\n" + clip(m.Content, itemMax)
 }

@@ -34,12 +34,13 @@ func (m meter) estimate(conv []chat.Message, fixed int64) int64 {
 }
 
 // size is what conv weighs in bytes for the estimate: the text of its
-// messages and calls, and a little for each message's framing.
+// messages and calls, a fixed weight for each image (imageBytes), and a
+// little for each message's framing.
 func size(conv []chat.Message) int64 {
 	const framing = 8
 	var n int64
 	for _, m := range conv {
-		n += int64(len(m.Content)+len(m.ToolCallID)) + framing
+		n += int64(len(m.Content)+len(m.ToolCallID)+len(m.Images)*imageBytes) + framing
 		for _, c := range m.ToolCalls {
 			n += int64(len(c.ID)+len(c.Name)+len(c.Arguments)) + framing
 		}

@@ -64,6 +64,17 @@ type ToolCallStarted struct {
 	Call chat.ToolCall `json:"call"`
 }
 
+// ToolCallProgress says how far a running call has come, as its tool
+// tells (an MCP server's progress notifications): Done of Total (0: not
+// known), and what it is doing. It comes between the call's
+// ToolCallStarted and ToolCallFinished.
+type ToolCallProgress struct {
+	Call    chat.ToolCall `json:"call"`
+	Done    float64       `json:"done"`
+	Total   float64       `json:"total,omitempty"`
+	Message string        `json:"message,omitempty"`
+}
+
 // ToolCallFinished carries a call's single result (also for skipped,
 // denied and failed calls, which never started). Every tool call of a
 // reply gets exactly one, in call order, also when the run is stopped
@@ -242,6 +253,7 @@ func (ReasoningDelta) EventType() string   { return "reasoning_delta" }
 func (ModelRetry) EventType() string       { return "model_retry" }
 func (AssistantMessage) EventType() string { return "assistant_message" }
 func (ToolCallStarted) EventType() string  { return "tool_call_started" }
+func (ToolCallProgress) EventType() string { return "tool_call_progress" }
 func (ToolCallFinished) EventType() string { return "tool_call_finished" }
 func (ToolCallDecided) EventType() string  { return "tool_call_decided" }
 func (HookDecision) EventType() string     { return "hook_decision" }
@@ -263,7 +275,7 @@ func (CheckFinished) EventType() string    { return "check_finished" }
 // checks report, as EventType gives them.
 func EventTypes() []string {
 	evs := []Event{
-		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallFinished{},
+		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallProgress{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
 		MCPServerStatus{}, NoteAdded{},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -853,7 +854,20 @@ func messageParam(m chat.Message) (openai.ChatCompletionMessageParamUnion, error
 	case chat.RoleSystem:
 		return openai.SystemMessage(m.Content), nil
 	case chat.RoleUser:
-		return openai.UserMessage(m.Content), nil
+		if len(m.Images) == 0 {
+			return openai.UserMessage(m.Content), nil
+		}
+		// Images go as image_url parts with data URLs, after the text.
+		parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Images)+1)
+		if m.Content != "" {
+			parts = append(parts, openai.TextContentPart(m.Content))
+		}
+		for _, img := range m.Images {
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+				URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+			}))
+		}
+		return openai.UserMessage(parts), nil
 	case chat.RoleTool:
 		if m.ToolCallID == "" {
 			return openai.ChatCompletionMessageParamUnion{}, errors.New("tool message without a tool call ID")

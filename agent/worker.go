@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -118,6 +119,14 @@ type Config struct {
 	// KeepTurns is how many of the latest turns a compaction leaves as
 	// they were, tool outputs included; zero means DefaultKeepTurns.
 	KeepTurns int
+
+	// SystemNotes, when set, is asked before each request for text to add
+	// at the end of that request's system prompt: what becomes known while
+	// the conversation goes on (the instructions of MCP servers, which
+	// start in the background). It is not part of the conversation (not
+	// recorded, not compacted): a resumed conversation gets the notes of
+	// its own time. It must return quickly.
+	SystemNotes func() string
 }
 
 // Worker holds one conversation and runs turns on it. Run and Resume must
@@ -152,6 +161,9 @@ type Worker struct {
 	meter   meter
 	fixed   int64
 	windows map[string]int64
+	// noImages is set once the model's server refused a request with
+	// images (images.go): images are left out of requests from then on.
+	noImages bool
 }
 
 // runState is what one Run carries across Resume.
@@ -673,7 +685,8 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 func (w *Worker) request(ctx context.Context) (Reply, error) {
 	st := w.run
 	msgs, model := w.snapshot()
-	req := hooks.LLMRequestInput{Model: model, Messages: msgs, Request: st.requests}
+	sent := size(msgs)
+	req := hooks.LLMRequestInput{Model: model, Messages: w.withNotes(msgs), Request: st.requests}
 	var by string
 	res := st.hooks.RunPreLLMRequest(ctx, &req, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
@@ -683,8 +696,39 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 		return Reply{}, &HookError{Event: hooks.PreLLMRequest, Hook: by, Reason: res.Reason}
 	}
 
-	st.partial.Reset() // the reply's text so far, kept when the user interrupts it (noReply)
-	reply, err := w.cfg.Client.Stream(ctx, Request{Model: req.Model, Messages: req.Messages, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, func(e Event) {
+	w.mu.Lock()
+	noImages := w.noImages
+	w.mu.Unlock()
+	send := req.Messages
+	if noImages {
+		send = withoutImages(send)
+	}
+	reply, err := w.stream(ctx, req.Model, send)
+	if err != nil && !noImages && refusedImages(err, send) && ctx.Err() == nil {
+		// Perhaps the model takes no images: ask again without them.
+		if reply, err = w.stream(ctx, req.Model, withoutImages(send)); err == nil {
+			w.mu.Lock()
+			w.noImages = true
+			w.mu.Unlock()
+			w.emit(Warning{Message: "the model's server refused a request with images and took it without them: from now on the model gets the tools' descriptions of their images, not the images"})
+		}
+	}
+	if err != nil {
+		return Reply{}, err
+	}
+	st.usage = st.usage.Add(reply.Usage)
+	used := w.counted(reply.Usage, sent+size([]chat.Message{reply.Message}))
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
+	return reply, nil
+}
+
+// stream sends one request of msgs to the model. The reply's text so far
+// is kept in the run's partial, for a reply the user interrupts
+// (noReply).
+func (w *Worker) stream(ctx context.Context, model string, msgs []chat.Message) (Reply, error) {
+	st := w.run
+	st.partial.Reset()
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: model, Messages: msgs, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, func(e Event) {
 		if d, ok := e.(TextDelta); ok {
 			st.partial.WriteString(d.Text)
 		}
@@ -696,9 +740,6 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 		}
 		return Reply{}, err
 	}
-	st.usage = st.usage.Add(reply.Usage)
-	used := w.counted(reply.Usage, size(msgs)+size([]chat.Message{reply.Message}))
-	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
 	return reply, nil
 }
 
@@ -745,6 +786,24 @@ func tail(s string, n int) string {
 		i += j + 1
 	}
 	return "…" + s[i:]
+}
+
+// withNotes returns msgs with Config.SystemNotes added at the end of the
+// system prompt (a copy of it), or before the conversation when there is
+// none.
+func (w *Worker) withNotes(msgs []chat.Message) []chat.Message {
+	if w.cfg.SystemNotes == nil {
+		return msgs
+	}
+	notes := w.cfg.SystemNotes()
+	if notes == "" {
+		return msgs
+	}
+	if len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
+		msgs[0].Content += "\n\n" + notes
+		return msgs
+	}
+	return append([]chat.Message{{Role: chat.RoleSystem, Content: notes}}, msgs...)
 }
 
 // addReply adds the model's reply to the conversation as the assistant's
@@ -966,6 +1025,9 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		w.appendConv(msg)
 	} else {
 		w.appendConv(results(batch)...)
+		if m, ok := imageMessage(batch); ok && !w.imagesRefused() {
+			w.appendConv(m)
+		}
 	}
 	if stop != nil {
 		out, err = w.abort(ctx, stop)
@@ -1080,7 +1142,12 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 				<-slots
 				close(finished[i])
 			}()
+			var over atomic.Bool // no progress after the call's result
+			ctx := tools.WithProgress(ctx, func(p tools.Progress) {
+				w.emitUnless(&over, ToolCallProgress{Call: cs.call, Done: p.Done, Total: p.Total, Message: p.Message})
+			})
 			cs.result = w.execute(ctx, cs.call)
+			over.Store(true)
 			cs.result.CallID = cs.orig.ID
 		}()
 	}
@@ -1262,6 +1329,26 @@ func (w *Worker) end(status Status, reason string, pending []PendingCall, err er
 // Built-in hooks use it to report progress (CheckStarted, CheckFinished)
 // from inside a chain.
 func (w *Worker) Emit(e Event) { w.emit(e) }
+
+// emitUnless is emit, unless over is set by the time the event's turn
+// comes.
+func (w *Worker) emitUnless(over *atomic.Bool, e Event) {
+	if w.cfg.OnEvent == nil {
+		return
+	}
+	w.emitMu.Lock()
+	defer w.emitMu.Unlock()
+	if !over.Load() {
+		w.cfg.OnEvent(e)
+	}
+}
+
+// imagesRefused reports whether the model's server refused images.
+func (w *Worker) imagesRefused() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.noImages
+}
 
 // emit delivers one event to OnEvent, serialised across goroutines.
 func (w *Worker) emit(e Event) {

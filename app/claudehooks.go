@@ -84,6 +84,7 @@ func (h *harness) registerClaudeHooks(env environ, emit func(agent.Event)) error
 		ch.dir = filepath.Join(state, "claude-transcripts")
 	}
 	set, err := claude.New(sources, claude.Options{
+		Guard:          h.guard,
 		Workspace:      h.root,
 		Env:            env,
 		SessionID:      ch.sessionID,

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/process"
 	"github.com/tackle-dev/tackle/hooks/redact"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/child"
 	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
@@ -46,7 +49,8 @@ type harness struct {
 	mcp      *mcpServers        // the MCP servers; nil when none is configured
 	system   string             // the system prompt: tackle's, the project's instructions, the environment
 	// contextParts are the system prompt's parts, for /context (the
-	// tool definitions, which change, are toolsPart).
+	// tool definitions and the MCP servers' instructions, which change,
+	// are liveParts).
 	contextParts []tui.ContextPart
 	compaction   compaction
 	// files is the recorder of the conversation going on, which keeps the
@@ -57,6 +61,8 @@ type harness struct {
 	current atomic.Pointer[conversation]
 	// sandbox is the OS sandbox of the commands run for the model.
 	sandbox *sandboxed
+	// guard says whether configured commands may start (pinConfigured).
+	guard func() error
 }
 
 // newHarness opens the workspace and registers the built-in and configured
@@ -68,7 +74,10 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		return nil, usageError{err}
 	}
 	h := &harness{st: st, root: ws.Dir(), ws: ws, hooks: hooks.NewRegistry(), checkpoints: tools.NewCheckpoints(ws)}
-	prot := st.Project.protect(protection(st.User, h.root, stdio.Env.get, st.NoProtect), st.User, h.root, stdio.Env)
+	userProt, userRuns := protection(st.User, h.root, stdio.Env.get, st.NoProtect)
+	prot, projectRuns := st.Project.protect(userProt, st.User, h.root, stdio.Env)
+	userRuns.add(projectRuns)
+	h.pinConfigured(userRuns, emit)
 	h.sandbox, err = newSandbox(st, h.root, stdio.Env, prot, func() *approval.Policy { return h.policy })
 	if err != nil {
 		ws.Close()
@@ -135,10 +144,14 @@ func (h *harness) registerHooks(ctx context.Context, env environ, emit func(agen
 	}
 	h.redactor = r
 	h.hooks.PostToolCall(r.Hook())
-	if err := command.RegisterAll(h.hooks, st.User.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
+	// The configured commands write no Python bytecode next to the
+	// modules they import: that would change what is pinned
+	// (pinConfigured) at their first run.
+	env = append(slices.Clone(env), "PYTHONDONTWRITEBYTECODE=1")
+	if err := command.RegisterAll(h.hooks, st.User.Hooks, command.Options{Workdir: h.root, Env: env, Guard: h.guard}); err != nil {
 		return err
 	}
-	if err := command.RegisterAll(h.hooks, st.Project.cfg.Hooks, command.Options{Workdir: h.root, Env: env}); err != nil {
+	if err := command.RegisterAll(h.hooks, st.Project.cfg.Hooks, command.Options{Workdir: h.root, Env: env, Guard: h.guard}); err != nil {
 		return config.InFile(st.Project.cfg.Path, err)
 	}
 	if err := h.registerClaudeHooks(env, emit); err != nil {
@@ -170,6 +183,7 @@ func (h *harness) startServers(ctx context.Context, specs []process.Spec, pico [
 		return nil
 	}
 	opts := process.Options{
+		Guard:   h.guard,
 		Workdir: h.root, Env: env, Version: version, ObserveTypes: agent.EventTypes(),
 		Warn:      func(msg string) { emit(agent.Warning{Message: msg}) },
 		SessionID: h.sessionID,
@@ -205,12 +219,17 @@ func (h *harness) observe(onEvent func(agent.Event)) func(agent.Event) {
 	}
 }
 
-// toolsPart is the tool definitions as the next request sends them, for
-// /context.
-func (h *harness) toolsPart() tui.ContextPart {
+// liveParts are the parts of the next request that change while the UI
+// runs, for /context: the MCP servers' instructions (when any server gave
+// some) and the tool definitions.
+func (h *harness) liveParts() []tui.ContextPart {
+	var parts []tui.ContextPart
+	if text := h.mcp.instructions(); text != "" {
+		parts = append(parts, tui.ContextPart{Name: "MCP servers' instructions", Text: text})
+	}
 	specs := h.toolbox.Specs()
 	b, _ := json.Marshal(specs)
-	return tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)}
+	return append(parts, tui.ContextPart{Name: fmt.Sprintf("tool definitions (%d tools)", len(specs)), Text: string(b)})
 }
 
 // kill kills the hook servers' and the MCP servers' processes at once,
@@ -292,6 +311,7 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		ContextWindow:    h.compaction.window,
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,
+		SystemNotes:      h.mcp.instructions,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message
@@ -331,5 +351,27 @@ func checkEvent(e checks.Event) agent.Event {
 func (h *harness) recordFile(st tools.FileStamp) {
 	if rec := h.files.Load(); rec != nil {
 		rec.Append(session.Record{Kind: session.KindFile, File: &st})
+	}
+}
+
+// pinConfigured pins what the configured commands run or import (the
+// protection's files and directories) as it is now: once one changes —
+// the model may have changed it, past protection and the sandbox — no
+// configured command (hook, hook server, MCP server) starts again, and
+// the user is told once (child.Pins).
+func (h *harness) pinConfigured(c configured, emit func(agent.Event)) {
+	// What the commands run or import, not every path they name (a log
+	// a hook appends to), nor the configuration files (which say which
+	// commands run; a project's are pinned by trust).
+	pins := child.Pin(c.runs, c.imports)
+	var once sync.Once
+	h.guard = func() error {
+		err := pins.Check()
+		if err != nil {
+			once.Do(func() {
+				emit(agent.Warning{Message: "hooks, hook servers and MCP servers no longer start: " + err.Error()})
+			})
+		}
+		return err
 	}
 }

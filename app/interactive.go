@@ -58,7 +58,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		PickSession:  pick,
 		Prompt:       first,
 		ContextParts: h.contextParts,
-		ContextTools: h.toolsPart,
+		ContextLive:  h.liveParts,
 	}
 	if u.store != nil {
 		opts.Sessions = u

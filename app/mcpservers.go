@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,8 @@ func (h *harness) startMCP(env environ, emit func(agent.Event)) error {
 	}
 	m := &mcpServers{}
 	opts := mcp.Options{
-		Registry: h.toolbox, Workdir: h.root, Env: env, Version: version,
+		Guard:    h.guard,
+		Registry: h.toolbox, Workdir: h.root, Env: env, EnvAllow: h.st.User.EnvAllow, Version: version,
 		Report: func(st mcp.Status) { m.report(st, emit) },
 		Warn:   func(msg string) { m.warn(msg, emit) },
 	}
@@ -97,6 +99,26 @@ func (m *mcpServers) close(emit func(agent.Event)) {
 		emit(agent.Warning{Message: fmt.Sprintf("MCP server %s never became ready: the model was not offered its tools", strings.Join(starting, ", "))})
 	}
 	m.set.Close()
+}
+
+// waitStarted waits until every server is ready or has failed (each
+// within its startup_timeout), or until ctx ends: a piped run offers its
+// first request the servers' tools.
+func (m *mcpServers) waitStarted(ctx context.Context) {
+	if m != nil {
+		m.set.WaitStarted(ctx)
+	}
+}
+
+// instructions are the servers' instructions for the system prompt of
+// the next request ("" when none gave any): a server that becomes ready
+// while the conversation goes on has its instructions in the requests
+// from then on.
+func (m *mcpServers) instructions() string {
+	if m == nil {
+		return ""
+	}
+	return m.set.Instructions()
 }
 
 // kill kills the stdio servers' process groups at once (a second

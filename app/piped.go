@@ -51,6 +51,9 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		}
 	}
 	printer.SummarizeWith(h.toolbox.Summary).ShowReasoning(st.ShowReasoning)
+	// The first request offers the MCP servers' tools, as with claude -p
+	// and codex exec: wait for them (each at most its startup_timeout).
+	h.mcp.waitStarted(ctx)
 	answers := headless.Answers{Yes: st.Yes, HeldBack: h.policy.HeldBack, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
 	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
 	h.mcp.close(printer.Event) // their last warnings come before the result

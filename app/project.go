@@ -227,13 +227,13 @@ func (p *projectLayer) add(f projectFile) error {
 // protect adds to pr the files the project's hooks and every Claude Code
 // hook run (their scripts), so that the model cannot rewrite a trusted
 // hook's script without asking.
-func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) approval.Protection {
+func (p projectLayer) protect(pr approval.Protection, user config.Config, root string, env environ) (approval.Protection, configured) {
 	var c configured
 	c.hooks(p.cfg, root)
 	c.mcp(p.mcp, root)
 	sources, err := claudeSources(user, p, env)
 	if err != nil {
-		return c.into(pr) // registering the hooks reports it
+		return c.into(pr), c // registering the hooks reports it
 	}
 	// "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is the usual form.
 	expand := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", root, "$CLAUDE_PROJECT_DIR", root)
@@ -246,7 +246,7 @@ func (p projectLayer) protect(pr approval.Protection, user config.Config, root s
 			}
 		}
 	}
-	return c.into(pr)
+	return c.into(pr), c
 }
 
 // projectOnly refuses the fields a project config cannot set yet, so that

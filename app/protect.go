@@ -15,7 +15,7 @@ import (
 // the home directory's files, and what the commands the config runs as
 // hooks, hook servers, checks and MCP servers execute or import. skip is
 // --dangerously-skip-protection.
-func protection(cfg config.Config, root string, getenv func(string) string, skip bool) approval.Protection {
+func protection(cfg config.Config, root string, getenv func(string) string, skip bool) (approval.Protection, configured) {
 	home := getenv("HOME")
 	pr := approval.Protection{Home: home, Off: skip}
 	if p, err := config.UserPath(getenv); err == nil {
@@ -30,7 +30,7 @@ func protection(cfg config.Config, root string, getenv func(string) string, skip
 	var c configured
 	c.hooks(cfg, root)
 	c.mcp(cfg.MCPServers, root)
-	return c.into(pr)
+	return c.into(pr), c
 }
 
 // configured collects the files and directories configured commands
@@ -39,6 +39,12 @@ func protection(cfg config.Config, root string, getenv func(string) string, skip
 // server started again after a crash).
 type configured struct {
 	files, dirs []string
+	// runs and imports are what the commands execute or import
+	// (approval.CommandFiles), a part of files and dirs: what tackle pins
+	// at start (pinConfigured). files also has every other path the
+	// commands name (a log a hook appends to), which the model must not
+	// write unasked but the commands themselves may.
+	runs, imports []string
 }
 
 // argv adds what the command argv, run in dir, executes or imports
@@ -47,6 +53,8 @@ type configured struct {
 // (a path, or a file in dir).
 func (c *configured) argv(argv []string, dir string) {
 	f, d := approval.CommandFiles(argv, dir)
+	rf, rd := approval.CommandCode(argv, dir)
+	c.runs, c.imports = append(c.runs, rf...), append(c.imports, rd...)
 	c.files = append(c.files, f...)
 	c.files = append(c.files, scriptFiles(argv, dir)...)
 	c.dirs = append(c.dirs, d...)
@@ -55,6 +63,8 @@ func (c *configured) argv(argv []string, dir string) {
 // script adds what a shell program run in dir executes or imports.
 func (c *configured) script(script, dir string) {
 	f, d := approval.ScriptFiles(script, dir)
+	rf, rd := approval.ScriptCode(script, dir)
+	c.runs, c.imports = append(c.runs, rf...), append(c.imports, rd...)
 	c.files = append(c.files, f...)
 	c.files = append(c.files, scriptFiles(strings.Fields(script), dir)...)
 	c.dirs = append(c.dirs, d...)
@@ -64,6 +74,12 @@ func (c *configured) into(pr approval.Protection) approval.Protection {
 	pr.Files = append(pr.Files, c.files...)
 	pr.Dirs = append(pr.Dirs, c.dirs...)
 	return pr
+}
+
+// add adds what o collected.
+func (c *configured) add(o configured) {
+	c.files, c.dirs = append(c.files, o.files...), append(c.dirs, o.dirs...)
+	c.runs, c.imports = append(c.runs, o.runs...), append(c.imports, o.imports...)
 }
 
 // mcp adds what the stdio MCP servers run: a crashed server is started

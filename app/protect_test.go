@@ -32,7 +32,7 @@ func TestProtectionFromConfig(t *testing.T) {
 	}
 	cfg.Path = "/home/u/.config/tackle/config.json"
 	env := map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state"}
-	pr := protection(cfg, root, func(k string) string { return env[k] }, false)
+	pr, _ := protection(cfg, root, func(k string) string { return env[k] }, false)
 	if pr.Home != "/home/u" || pr.ConfigDir != "/home/u/.config/tackle" || pr.StateDir != "/state/tackle" || pr.Off {
 		t.Errorf("protection = %+v", pr)
 	}
@@ -61,7 +61,7 @@ func TestProtectionFromConfig(t *testing.T) {
 		}
 	}
 	env = map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/xdg"}
-	if pr := protection(config.Config{}, root, func(k string) string { return env[k] }, true); pr.ConfigDir != "/xdg/tackle" || pr.StateDir != "/home/u/.local/state/tackle" || !pr.Off {
+	if pr, _ := protection(config.Config{}, root, func(k string) string { return env[k] }, true); pr.ConfigDir != "/xdg/tackle" || pr.StateDir != "/home/u/.local/state/tackle" || !pr.Off {
 		t.Errorf("protection = %+v", pr)
 	}
 }

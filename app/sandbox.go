@@ -98,14 +98,21 @@ func newSandbox(st Settings, root string, env environ, prot approval.Protection,
 
 // sandboxGoCache is the Go build cache of the commands in the sandbox,
 // made if need be: theirs alone, so that a command cannot plant a build
-// output that a go build outside the sandbox would link.
+// output that a go build outside the sandbox would link. It is the
+// cache's real path, which the commands' GOCACHE names: the sandbox
+// makes a writable root writable where its links lead, and a link on the
+// way may not be there for the command (one under /tmp, which the
+// sandbox replaces).
 func sandboxGoCache(env environ) (string, error) {
 	dir, err := config.CacheDir(env.get)
 	if err != nil {
 		return "", err
 	}
 	cache := filepath.Join(dir, "sandbox", "go-build")
-	return cache, os.MkdirAll(cache, 0o700)
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(cache)
 }
 
 // within returns the paths that lie inside root (the sandbox protects

@@ -186,6 +186,7 @@ var postToolSpec = spec[PostToolInput, PostToolResult]{
 func withholdResult(in *PostToolInput, reason string) {
 	in.Result.Status = chat.StatusError
 	in.Result.Content = fmt.Sprintf("[This result was withheld: %s.]", reason)
+	in.Result.Attached = nil // its images too
 }
 
 var turnEndSpec = spec[TurnEndInput, TurnEndResult]{

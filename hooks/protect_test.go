@@ -26,8 +26,9 @@ func mask(calls *counter) hooks.Hook[hooks.PostToolInput, hooks.PostToolResult] 
 
 func secretResult() *hooks.PostToolInput {
 	return &hooks.PostToolInput{
-		Call:   chat.ToolCall{ID: "call_1", Name: "bash"},
-		Result: chat.ToolResult{CallID: "call_1", Status: chat.StatusOK, Content: "token=SECRET"},
+		Call: chat.ToolCall{ID: "call_1", Name: "bash"},
+		Result: chat.ToolResult{CallID: "call_1", Status: chat.StatusOK, Content: "token=SECRET",
+			Attached: &chat.Attachments{Images: []chat.Image{{MIMEType: "image/png", Data: []byte("a screenshot of SECRET")}}}},
 	}
 }
 
@@ -138,7 +139,7 @@ func TestFailedProtectHookWithholdsTheResult(t *testing.T) {
 	check := func(t *testing.T, in *hooks.PostToolInput, tr *hooktest.Trace) {
 		t.Helper()
 		if strings.Contains(in.Result.Content, "SECRET") || !strings.Contains(in.Result.Content, "withheld") ||
-			!strings.Contains(in.Result.Content, `"mask"`) || in.Result.Status != chat.StatusError {
+			!strings.Contains(in.Result.Content, `"mask"`) || in.Result.Status != chat.StatusError || in.Result.Attached != nil {
 			t.Errorf("result = %+v; trace %s", in.Result, tr.String())
 		}
 	}

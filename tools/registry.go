@@ -261,7 +261,11 @@ func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult
 	if res.IsError {
 		status = chat.StatusError
 	}
-	return chat.ToolResult{CallID: call.ID, Status: status, Content: res.Content}, nil
+	out := chat.ToolResult{CallID: call.ID, Status: status, Content: res.Content}
+	if len(res.Images) > 0 {
+		out.Attached = &chat.Attachments{Images: res.Images}
+	}
+	return out, nil
 }
 
 // CallInfo is what a call would do, as its tool tells: what an approval

@@ -20,6 +20,9 @@ type Result struct {
 	// file, an ambiguous edit, a non-zero exit). Failures of the harness
 	// itself are Go errors instead.
 	IsError bool
+	// Images are images the tool returned besides its text (an MCP
+	// tool's), which Content describes for a model that takes none.
+	Images []chat.Image
 }
 
 // OK returns a successful result.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,11 +16,16 @@ import (
 )
 
 // startTurn shows the user's message and runs a turn with it (and the
-// files it mentions).
+// files and MCP resources it mentions, the resources read in a Cmd
+// first).
 func (m *Model) startTurn(text string) tea.Cmd {
 	m.showPrompt(text)
 	message := m.attachMentions(text)
-	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, message)
+	ctx := m.beginRun()
+	if refs := m.resourceMentions(text); len(refs) > 0 {
+		return readResources(ctx, m.opts.MCP, m.runs, refs, message)
+	}
+	return runAgent(ctx, m.agent, m.bridge, m.runs, message)
 }
 
 // startCommand runs "!cmd": the command through the bash tool and the
@@ -121,6 +127,10 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.ToolCallStarted:
 		t := m.tool(e.Call)
 		t.call, t.state = e.Call, toolRunning
+		t.touch()
+	case agent.ToolCallProgress:
+		t := m.tool(e.Call)
+		t.progress = progressText(e)
 		t.touch()
 	case agent.ToolCallFinished:
 		t := m.tool(e.Call)
@@ -397,4 +407,20 @@ func firstLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// progressText says how far a call has come: "1/2 halfway", "40%",
+// "3 copying".
+func progressText(e agent.ToolCallProgress) string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	var done string
+	switch {
+	case e.Total == 100:
+		done = num(e.Done) + "%"
+	case e.Total > 0:
+		done = num(e.Done) + "/" + num(e.Total)
+	case e.Done > 0:
+		done = num(e.Done)
+	}
+	return strings.TrimSpace(done + " " + e.Message)
 }

@@ -112,6 +112,9 @@ func (m *Model) command(name, arg string) tea.Cmd {
 			return c.run(m, arg)
 		}
 	}
+	if server, p, ok := m.findPrompt(name); ok {
+		return m.runPrompt(server, p, arg)
+	}
 	names := make([]string, len(cmds))
 	for i, c := range cmds {
 		names[i] = c.name

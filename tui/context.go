@@ -27,8 +27,8 @@ func estimateTokens(s string) int64 { return int64(len(s)+3) / 4 }
 // definitions hold, with their size, and what the last request used.
 func (m *Model) showContext() {
 	parts := slices.Clone(m.opts.ContextParts)
-	if m.opts.ContextTools != nil {
-		parts = append(parts, m.opts.ContextTools())
+	if m.opts.ContextLive != nil {
+		parts = append(parts, m.opts.ContextLive()...)
 	}
 	if len(parts) == 0 {
 		m.note(noteError, "the context breakdown is not available here")
@@ -49,8 +49,8 @@ type contextDialog struct {
 }
 
 func (d *contextDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		return dialogAction{close: true}, nil
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		return overlayKey(k), nil
 	}
 	return dialogAction{}, nil
 }
@@ -84,6 +84,6 @@ func (d *contextDialog) view(st *themes.Styles) string {
 		n := r[0] + strings.Repeat(" ", w-ansi.StringWidth(r[0]))
 		lines = append(lines, ansi.Truncate(st.ModalKey.Render(n)+"  "+plainText(r[1], st.ControlChar), inner, "…"))
 	}
-	lines = append(lines, "", st.ModalHint.Render("any key to close"))
+	lines = append(lines, "", st.ModalHint.Render("esc to close; typing goes to the editor"))
 	return box(st.ModalBorder, lines, d.width)
 }

@@ -218,6 +218,9 @@ type toolEntry struct {
 	took   time.Duration
 	// decidedBy is "you" when the user decided the call in the dialog.
 	decidedBy string
+	// progress is how far the running call has come, as its tool says
+	// ("1/2 halfway"); "" when it says nothing.
+	progress string
 }
 
 func (e *toolEntry) live() bool {
@@ -236,6 +239,9 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 		tail = st.Muted.Render("waiting for approval")
 	case toolRunning:
 		icon = st.StatusRunning.Render(rc.spinner)
+		if e.progress != "" {
+			tail = visibleStyled(markBreaks(e.progress), st.Muted, st.ControlChar)
+		}
 	case toolNotRun:
 		icon = st.StatusSkipped.Render("–")
 		tail = st.StatusSkipped.Render("not run")

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,12 +14,19 @@ import (
 	"github.com/tackle-dev/tackle/tools/mcp"
 )
 
-// MCPServers is what /mcp lists and restarts (*mcp.Set is one).
+// MCPServers is what /mcp lists and restarts, what @server:uri attaches
+// and what /mcp__server__prompt sends (*mcp.Set is one).
 type MCPServers interface {
 	Status() []mcp.Status
 	// Restart starts a server again now and returns when it is ready or
 	// has failed; the UI calls it in a Cmd.
 	Restart(name string) error
+	// ReadResource reads a resource of a server (named as in its tools'
+	// names) for a message; the UI calls it in a Cmd.
+	ReadResource(ctx context.Context, server, uri string) (mcp.Resource, error)
+	// GetPrompt gets a prompt of a server with its arguments as the text
+	// of one message; the UI calls it in a Cmd.
+	GetPrompt(ctx context.Context, server, prompt string, args map[string]string) (string, error)
 }
 
 // toolLabel is how the transcript and the approval dialog name a tool:
@@ -116,8 +126,39 @@ func mcpRows(servers []mcp.Status) [][2]string {
 			}
 			rows = append(rows, [2]string{"", line})
 		}
+		for _, r := range append(slices.Clone(st.Resources), st.Templates...) {
+			line := "  resource @" + st.Part + ":" + r.URI
+			if r.Template {
+				line = "  template " + r.URI
+			}
+			if about := cmp.Or(r.Title, r.Name); about != "" && about != r.URI {
+				line += " — " + about
+			}
+			rows = append(rows, [2]string{"", line})
+		}
+		for _, p := range st.Prompts {
+			line := "  prompt " + promptUsage(p)
+			if about := cmp.Or(p.Title, p.Description); about != "" {
+				line += " — " + about
+			}
+			rows = append(rows, [2]string{"", line})
+		}
 	}
 	return rows
+}
+
+// promptUsage is how a prompt's slash command is typed:
+// "/mcp__server__review <file> [focus]".
+func promptUsage(p mcp.PromptStatus) string {
+	s := "/" + p.Command
+	for _, a := range p.Arguments {
+		if a.Required {
+			s += " <" + a.Name + ">"
+		} else {
+			s += " [" + a.Name + "]"
+		}
+	}
+	return s
 }
 
 // mcpStateLine says a server's state in a few words.
@@ -125,6 +166,12 @@ func mcpStateLine(st mcp.Status) string {
 	switch st.State {
 	case mcp.Ready:
 		s := fmt.Sprintf("ready · %d %s", len(st.Tools), plural(len(st.Tools), "tool", "tools"))
+		if n := len(st.Resources) + len(st.Templates); n > 0 {
+			s += fmt.Sprintf(" · %d %s", n, plural(n, "resource", "resources"))
+		}
+		if n := len(st.Prompts); n > 0 {
+			s += fmt.Sprintf(" · %d %s", n, plural(n, "prompt", "prompts"))
+		}
 		if st.Implementation != "" {
 			s += " · " + st.Implementation
 		}
@@ -145,4 +192,208 @@ func (m *Model) mcpRestartDone(msg mcpRestarted) {
 		return
 	}
 	m.note(noteInfo, fmt.Sprintf("the MCP server %s is ready", msg.name))
+}
+
+// ---- prompts as slash commands ----
+
+// findPrompt returns the MCP prompt whose slash command is name (without
+// the slash, in any case) and its server's name in its tools' names.
+func (m *Model) findPrompt(name string) (server string, p mcp.PromptStatus, ok bool) {
+	if m.opts.MCP == nil {
+		return "", p, false
+	}
+	for _, st := range m.opts.MCP.Status() {
+		for _, p := range st.Prompts {
+			if strings.EqualFold(p.Command, name) {
+				return st.Part, p, true
+			}
+		}
+	}
+	return "", p, false
+}
+
+// promptArgs reads a prompt's arguments from what follows its command:
+// one word each, in the prompt's order, the last taking the rest of the
+// line. It says which required argument is missing.
+func promptArgs(p mcp.PromptStatus, arg string) (map[string]string, error) {
+	words := strings.Fields(arg)
+	args := map[string]string{}
+	for i, a := range p.Arguments {
+		switch {
+		case i < len(words) && i == len(p.Arguments)-1:
+			args[a.Name] = strings.Join(words[i:], " ")
+		case i < len(words):
+			args[a.Name] = words[i]
+		case a.Required:
+			return nil, fmt.Errorf("%s: the argument %s is missing (usage: %s)", "/"+p.Command, a.Name, promptUsage(p))
+		}
+	}
+	if len(p.Arguments) == 0 && len(words) > 0 {
+		return nil, fmt.Errorf("/%s takes no argument", p.Command)
+	}
+	return args, nil
+}
+
+// promptGot is the end of getting an MCP prompt.
+type promptGot struct {
+	command, text string
+	err           error
+}
+
+// runPrompt runs /mcp__server__prompt: it gets the prompt from its server
+// in a Cmd and sends it as the user's message (promptDone).
+func (m *Model) runPrompt(server string, p mcp.PromptStatus, arg string) tea.Cmd {
+	args, err := promptArgs(p, arg)
+	if err != nil {
+		m.note(noteWarn, err.Error())
+		return nil
+	}
+	m.note(noteInfo, fmt.Sprintf("getting the prompt %s of the MCP server %s…", p.Name, server))
+	srv, ctx, name := m.opts.MCP, m.ctx, p.Name
+	return func() tea.Msg {
+		text, err := srv.GetPrompt(ctx, server, name, args)
+		return promptGot{command: "/" + p.Command, text: text, err: err}
+	}
+}
+
+// promptDone sends the prompt got as the user's message, as the server
+// wrote it: its words are not read as @mentions or a !command (a
+// server's text must not make tackle read files or resources into the
+// conversation, or run anything).
+func (m *Model) promptDone(msg promptGot) tea.Cmd {
+	if msg.err != nil {
+		m.note(noteWarn, fmt.Sprintf("%s: %v", msg.command, msg.err))
+		return nil
+	}
+	if m.running || m.quitting {
+		m.note(noteWarn, fmt.Sprintf("%s: not sent, a turn is running; run it again when the turn ends", msg.command))
+		return nil
+	}
+	m.showPrompt(msg.text)
+	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, msg.text)
+}
+
+// promptEntries are the MCP prompts whose slash command starts with
+// typed, for the slash menu.
+func (m *Model) promptEntries(typed string) []menuEntry {
+	if m.opts.MCP == nil || !strings.HasPrefix(mcp.Prefix, typed) && !strings.HasPrefix(typed, mcp.Prefix) {
+		return nil
+	}
+	var out []menuEntry
+	for _, st := range m.opts.MCP.Status() {
+		for _, p := range st.Prompts {
+			if !strings.HasPrefix(strings.ToLower(p.Command), typed) {
+				continue
+			}
+			help := cmp.Or(p.Title, p.Description, "a prompt") + " (MCP server " + st.Name + ")"
+			e := menuEntry{label: promptUsage(p), help: help, text: "/" + p.Command}
+			if len(p.Arguments) > 0 {
+				e.text += " "
+				e.wait = true
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ---- @server:uri: resources attached to a message ----
+
+// resourceRef is a resource a message mentions.
+type resourceRef struct{ server, uri string }
+
+// resourceRef reads a mention ("server:uri", without the @) as a
+// resource of a configured MCP server.
+func (m *Model) resourceRef(word string) (resourceRef, bool) {
+	server, uri, ok := strings.Cut(word, ":")
+	if !ok || uri == "" || m.opts.MCP == nil {
+		return resourceRef{}, false
+	}
+	for _, st := range m.opts.MCP.Status() {
+		if st.Part == server || st.Name == server {
+			return resourceRef{server: st.Part, uri: uri}, true
+		}
+	}
+	return resourceRef{}, false
+}
+
+// resourceMentions are the resources text mentions, each once.
+func (m *Model) resourceMentions(text string) []resourceRef {
+	var refs []resourceRef
+	for _, match := range mentionRE().FindAllStringSubmatch(text, -1) {
+		if r, ok := m.resourceRef(strings.TrimRight(match[1], ".,;!?)")); ok && !slices.Contains(refs, r) {
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
+// resourcesRead is the end of reading the resources a message mentions:
+// the message to send with them, and what to say of each.
+type resourcesRead struct {
+	ctx     context.Context
+	message string
+	notes   []resourceNote
+}
+
+type resourceNote struct {
+	kind noteKind
+	text string
+}
+
+// readResources reads the resources refs for message in a Cmd, within
+// the turn's context ctx (Esc cancels it).
+func readResources(ctx context.Context, srv MCPServers, runs *sync.WaitGroup, refs []resourceRef, message string) tea.Cmd {
+	runs.Add(1)
+	return func() tea.Msg {
+		defer runs.Done()
+		var b strings.Builder
+		var notes []resourceNote
+		for _, r := range refs {
+			res, err := srv.ReadResource(ctx, r.server, r.uri)
+			if err != nil {
+				notes = append(notes, resourceNote{noteWarn, fmt.Sprintf("@%s:%s not attached: %v", r.server, r.uri, err)})
+				continue
+			}
+			fmt.Fprintf(&b, "\n\n<resource server=%q uri=%q>\n%s", r.server, res.URI, res.Text)
+			if !strings.HasSuffix(res.Text, "\n") {
+				b.WriteByte('\n')
+			}
+			note := fmt.Sprintf("attached %s:%s (%s)", r.server, res.URI, byteSize(int64(len(res.Text))))
+			if res.Cut > 0 {
+				fmt.Fprintf(&b, "[the rest of the resource, %d bytes, was left out]\n", res.Cut)
+				note += fmt.Sprintf(", its first %s only", byteSize(mcp.MaxResource))
+			}
+			b.WriteString("</resource>")
+			notes = append(notes, resourceNote{noteInfo, note})
+		}
+		return resourcesRead{ctx: ctx, message: message + b.String(), notes: notes}
+	}
+}
+
+// resourcesDone starts the turn once the resources are read, or ends it
+// when the user interrupted the reading.
+func (m *Model) resourcesDone(msg resourcesRead) tea.Cmd {
+	for _, n := range msg.notes {
+		m.note(n.kind, n.text)
+	}
+	if err := msg.ctx.Err(); err != nil {
+		return m.runDone(runDoneMsg{err: err, events: m.bridge.count()})
+	}
+	return runAgent(msg.ctx, m.agent, m.bridge, m.runs, msg.message)
+}
+
+// resourceEntries are the resources of the MCP servers for the @ menu:
+// each as server:uri with its score against query.
+func (m *Model) resourceEntries() []mentionCandidate {
+	if m.opts.MCP == nil {
+		return nil
+	}
+	var out []mentionCandidate
+	for _, st := range m.opts.MCP.Status() {
+		for _, r := range st.Resources {
+			out = append(out, mentionCandidate{text: st.Part + ":" + r.URI, help: "attach the resource " + cmp.Or(r.Title, r.Name, r.URI) + " (MCP server " + st.Name + ")"})
+		}
+	}
+	return out
 }

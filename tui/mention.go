@@ -23,10 +23,14 @@ type Mentions interface {
 	Attach(path string) (tools.Mention, error)
 }
 
-// mentionEntries are the files matching the word being typed when it
-// starts with "@", best first.
+// mentionCandidate is what the @ menu may offer: a file, or a resource
+// of an MCP server (server:uri).
+type mentionCandidate struct{ text, help string }
+
+// mentionEntries are the files and MCP resources matching the word being
+// typed when it starts with "@", best first.
 func (m *Model) mentionEntries(v string) []menuEntry {
-	if m.opts.Mentions == nil || strings.ContainsAny(v, "\n") {
+	if m.opts.Mentions == nil && m.opts.MCP == nil || strings.ContainsAny(v, "\n") {
 		return nil
 	}
 	start := strings.LastIndexAny(v, " \t") + 1
@@ -36,21 +40,27 @@ func (m *Model) mentionEntries(v string) []menuEntry {
 	}
 	query := strings.ToLower(word[1:])
 	type hit struct {
-		path  string
+		mentionCandidate
 		score int
 	}
 	var hits []hit
-	for _, f := range m.mentionFiles() {
-		if s, ok := fuzzyScore(strings.ToLower(f), query); ok {
-			hits = append(hits, hit{f, s})
+	candidates := m.resourceEntries()
+	if m.opts.Mentions != nil {
+		for _, f := range m.mentionFiles() {
+			candidates = append(candidates, mentionCandidate{text: f, help: "attach the file"})
+		}
+	}
+	for _, c := range candidates {
+		if s, ok := fuzzyScore(strings.ToLower(c.text), query); ok {
+			hits = append(hits, hit{c, s})
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(a.path), len(b.path)), strings.Compare(a.path, b.path))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(a.text), len(b.text)), strings.Compare(a.text, b.text))
 	})
 	var out []menuEntry
 	for _, h := range hits[:min(len(hits), 50)] {
-		out = append(out, menuEntry{label: "@" + h.path, help: "attach the file", text: v[:start] + "@" + h.path + " ", wait: true})
+		out = append(out, menuEntry{label: "@" + h.text, help: h.help, text: v[:start] + "@" + h.text + " ", wait: true})
 	}
 	return out
 }
@@ -107,8 +117,8 @@ func (m *Model) attachMentions(text string) string {
 	seen := map[string]bool{}
 	for _, match := range mentionRE().FindAllStringSubmatch(text, -1) {
 		p := strings.TrimRight(match[1], ".,;:!?)")
-		if seen[p] {
-			continue
+		if _, ok := m.resourceRef(strings.TrimRight(match[1], ".,;!?)")); ok || seen[p] {
+			continue // a resource: read in a Cmd (readResources)
 		}
 		seen[p] = true
 		f, err := m.opts.Mentions.Attach(p)

@@ -40,7 +40,7 @@ func (m *Model) menuItems() []menuEntry {
 	var out []menuEntry
 	switch {
 	case strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n"):
-		out = commandEntries(strings.ToLower(v[1:]))
+		out = append(commandEntries(strings.ToLower(v[1:])), m.promptEntries(strings.ToLower(v[1:]))...)
 	default:
 		out = m.mentionEntries(v)
 	}

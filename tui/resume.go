@@ -189,6 +189,9 @@ func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
 		m.transcript.add(&userEntry{text: agent.WithoutNotes(msg.Content)})
+	case msg.Role == chat.RoleUser && len(msg.Images) > 0:
+		// The images of the tool results above, which their lines
+		// describe.
 	case msg.Role == chat.RoleUser || msg.Role == chat.RoleSystem:
 		m.note(noteRetry, joinNonEmpty(": ", joinNonEmpty(" ", feedbackBy, "pushed feedback to the model"), firstLine(msg.Content)))
 	case msg.Role == chat.RoleAssistant:

@@ -200,3 +200,30 @@ func TestResumeWithoutSessionsOrWhileRunning(t *testing.T) {
 	h.m.interrupt()
 	h.release()
 }
+
+// The message that carries a tool's images is no feedback: a resumed
+// transcript shows the call and its result, as it was shown live.
+func TestResumedTranscriptSkipsTheImagesMessage(t *testing.T) {
+	msg := func(m chat.Message) *chat.Message { return &m }
+	call := chat.ToolCall{ID: "c1", Name: "mcp__test__read_media", Arguments: `{}`}
+	records := []session.Record{
+		{Kind: session.KindMessage, Message: msg(chat.Message{Role: chat.RoleSystem, Content: "You are tackle."})},
+		{Kind: session.KindMessage, Prompt: true, Message: msg(chat.UserMessage("look at the logo"))},
+		{Kind: session.KindMessage, Message: msg(chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{call}})},
+		{Kind: session.KindMessage, Status: chat.StatusOK, Message: msg(chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "[image: image/png, 2.0 KiB]"})},
+		{Kind: session.KindMessage, Message: msg(chat.Message{Role: chat.RoleUser, Content: "[The images the tool calls above returned, in order: c1 (mcp__test__read_media): 1 image.]",
+			Images: []chat.Image{{MIMEType: "image/png", Data: []byte("\x89PNG")}}})},
+		{Kind: session.KindMessage, Message: msg(chat.Message{Role: chat.RoleAssistant, Content: "A blue logo."})},
+	}
+	h := newHarness(t, func(o *Options) {
+		o.Resumed = &Resumed{ID: "20261125-100000-1a2b", Agent: &fakeAgent{}, Model: "m", Records: records}
+	})
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 30})
+	screen := h.screen()
+	if !strings.Contains(screen, "test › read_media") || !strings.Contains(screen, "[image: image/png, 2.0 KiB]") || !strings.Contains(screen, "A blue logo.") {
+		t.Errorf("the resumed transcript:\n%s", screen)
+	}
+	if strings.Contains(screen, "pushed feedback") || strings.Contains(screen, "The images the tool calls") {
+		t.Errorf("the images message is shown as feedback:\n%s", screen)
+	}
+}

@@ -25,6 +25,10 @@ type Script struct {
 	// Models are what GET /v1/models lists, as vLLM does (with each
 	// model's max_model_len); none by default.
 	Models []Model `json:"models,omitempty"`
+	// NoImages makes the server a model without image input: a request
+	// that carries images is answered 400, as llama.cpp answers for a
+	// model without a vision projector, and uses no response.
+	NoImages bool `json:"no_images,omitempty"`
 }
 
 // Rule answers every request whose last message contains a text.

@@ -40,12 +40,14 @@ package llmtest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -232,11 +234,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	req.Header = r.Header.Clone()
 	req.Raw = raw
 
+	refuse := err == nil && s.script.NoImages && slices.ContainsFunc(req.Messages, func(m chat.Message) bool { return len(m.Images) > 0 })
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	n := len(s.requests)
 	resp, scripted := Response{}, false
-	if err == nil && req.Stream {
+	if err == nil && req.Stream && !refuse {
 		resp, scripted = s.take(req)
 	}
 	s.notify()
@@ -246,6 +249,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.fail("request %d: %v", n, err)
 		writeError(w, http.StatusBadRequest, "llmtest: "+err.Error(), "invalid_request_error", nil)
+		return
+	case refuse:
+		// llama.cpp's answer for a model without a vision projector.
+		writeError(w, http.StatusBadRequest, "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj", "invalid_request_error", nil)
 		return
 	case !req.Stream:
 		writeError(w, http.StatusBadRequest, "llmtest: only streaming requests are supported", "invalid_request_error", nil)
@@ -515,11 +522,11 @@ func decodeRequest(raw []byte) (Request, error) {
 		})
 	}
 	for i, wm := range wr.Messages {
-		content, err := decodeContent(wm.Content)
+		content, images, err := decodeContent(wm.Content)
 		if err != nil {
 			return req, fmt.Errorf("message %d: %w", i, err)
 		}
-		m := chat.Message{Role: chat.Role(wm.Role), Content: content, ToolCallID: wm.ToolCallID}
+		m := chat.Message{Role: chat.Role(wm.Role), Content: content, ToolCallID: wm.ToolCallID, Images: images}
 		for _, tc := range wm.ToolCalls {
 			if tc.Type != "function" {
 				return req, fmt.Errorf("message %d: tool call %q has type %q, not function", i, tc.ID, tc.Type)
@@ -534,28 +541,42 @@ func decodeRequest(raw []byte) (Request, error) {
 }
 
 // decodeContent reads a message content: absent, null, a string, or an
-// array of text parts (joined).
-func decodeContent(raw json.RawMessage) (string, error) {
+// array of text parts (joined) and image_url parts with data URLs (the
+// images).
+func decodeContent(raw json.RawMessage) (string, []chat.Image, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("content is neither a string nor an array of parts")
+		return "", nil, errors.New("content is neither a string nor an array of parts")
 	}
 	var b strings.Builder
+	var images []chat.Image
 	for _, p := range parts {
-		if p.Type != "text" {
-			return "", fmt.Errorf("content part of type %q, not text", p.Type)
+		switch {
+		case p.Type == "text":
+			b.WriteString(p.Text)
+		case p.Type == "image_url" && p.ImageURL != nil:
+			head, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ";base64,")
+			img, err := base64.StdEncoding.DecodeString(data)
+			if !ok || err != nil || !strings.HasPrefix(p.ImageURL.URL, "data:") {
+				return "", nil, fmt.Errorf("image_url part whose url is not a base64 data URL: %.60q", p.ImageURL.URL)
+			}
+			images = append(images, chat.Image{MIMEType: head, Data: img})
+		default:
+			return "", nil, fmt.Errorf("content part of type %q, not text or image_url", p.Type)
 		}
-		b.WriteString(p.Text)
 	}
-	return b.String(), nil
+	return b.String(), images, nil
 }

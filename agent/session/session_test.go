@@ -499,6 +499,28 @@ func TestFilesGivesTheLastStampOfEachFile(t *testing.T) {
 	}
 }
 
+// The images of tool results (a user message's) come back whole from
+// the file, redacted or not: a resumed conversation shows the model what
+// it saw.
+func TestImagesRoundTrip(t *testing.T) {
+	_, w := newSession(t)
+	img := chat.Message{Role: chat.RoleUser, Content: "[The images the tool calls above returned]",
+		Images: []chat.Image{{MIMEType: "image/png", Data: []byte("\x89PNG\r\n\x1a\nsecret-looking bytes sk-abc")}}}
+	r := NewRecorder(w, func(err error) { t.Error(err) })
+	r.SetRedact(func(s string) string { return strings.ReplaceAll(s, "sk-abc", "[REDACTED]") })
+	r.Message(agent.AddedMessage{Message: chat.Message{Role: chat.RoleSystem, Content: "You are tackle."}})
+	r.Message(agent.AddedMessage{Message: img})
+	r.Close()
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := l.Messages()
+	if len(msgs) != 2 || !reflect.DeepEqual(msgs[1], img) {
+		t.Errorf("messages: %+v", msgs)
+	}
+}
+
 // SessionRules gives the rules added and not revoked since, as written to
 // the file and read back, redacted like every record.
 func TestSessionRulesReadBack(t *testing.T) {

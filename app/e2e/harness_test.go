@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,10 +51,23 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building tackle:", err)
 		os.Exit(1)
 	}
+	// The sandbox's own Go build cache ($XDG_CACHE_HOME/tackle/sandbox/
+	// go-build) is the test process's build cache for every run: each
+	// test has a home of its own, and the turn-end checks' go vet in the
+	// sandbox would compile the standard library again in each.
+	sandboxCache = filepath.Join(dir, "cache")
+	if c := goCache(); c != "" {
+		if err := os.MkdirAll(filepath.Join(sandboxCache, "tackle", "sandbox"), 0o755); err == nil {
+			os.Symlink(c, filepath.Join(sandboxCache, "tackle", "sandbox", "go-build"))
+		}
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// sandboxCache is the XDG_CACHE_HOME of every run (see TestMain).
+var sandboxCache string
 
 // e2e is one run of the binary against a scripted server.
 type e2e struct {
@@ -63,6 +77,13 @@ type e2e struct {
 	home      string // XDG_CONFIG_HOME and HOME
 	stdin     string
 	env       []string // added to tackle's environment
+	// bin is the binary to run, tackleBin when empty (a copy another
+	// user can run); prepare, when set, changes the command before it
+	// starts (another user's credentials); starter, when set, starts it
+	// instead of exec.Cmd.Start (where namespaces are refused).
+	bin     string
+	prepare func(*exec.Cmd)
+	starter func(*exec.Cmd) error
 }
 
 func newE2E(t *testing.T, script string) *e2e {
@@ -105,7 +126,11 @@ func (e *e2e) writeConfig(tb testing.TB, body string) {
 }
 
 func (e *e2e) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(tackleBin, args...)
+	bin := tackleBin
+	if e.bin != "" {
+		bin = e.bin
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -116,13 +141,17 @@ func (e *e2e) command(args ...string) *exec.Cmd {
 		"TACKLE_MODEL=e2e-model",
 	}
 	// tackle gets a fresh HOME; the test process's build cache keeps the
-	// turn-end checks' go vet from compiling the standard library again.
+	// turn-end checks' go vet from compiling the standard library again,
+	// outside the sandbox and in it (TestMain).
 	if c := goCache(); c != "" {
-		cmd.Env = append(cmd.Env, "GOCACHE="+c)
+		cmd.Env = append(cmd.Env, "GOCACHE="+c, "XDG_CACHE_HOME="+sandboxCache)
 	}
 	cmd.Env = append(cmd.Env, e.env...)
 	if e.stdin != "" {
 		cmd.Stdin = strings.NewReader(e.stdin)
+	}
+	if e.prepare != nil {
+		e.prepare(cmd)
 	}
 	return cmd
 }
@@ -182,7 +211,14 @@ func (e *e2e) runEnv(env []string, stdin *os.File, args ...string) result {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	start := cmd.Start
+	if e.starter != nil {
+		start = func() error { return e.starter(cmd) }
+	}
+	err := start()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var exitErr *exec.ExitError
 	code := 0
 	if errors.As(err, &exitErr) {
@@ -237,6 +273,10 @@ type tmuxSession struct {
 	status string // the file the shell writes tackle's exit status to
 }
 
+// exitedMark is what the shell in the terminal prints after tackle exited:
+// the history holds all of tackle's output once it shows the mark.
+const exitedMark = "[tackle exited]"
+
 // needTmux returns the tmux binary, or skips the test when tmux is missing
 // outside CI (CI installs it: .ci/run).
 func needTmux(t *testing.T) string {
@@ -252,7 +292,10 @@ func needTmux(t *testing.T) string {
 }
 
 // startTUI starts the binary with args in a 100×30 terminal.
-func (e *e2e) startTUI(args ...string) *tmuxSession {
+func (e *e2e) startTUI(args ...string) *tmuxSession { return e.startTUISize(100, 30, args...) }
+
+// startTUISize starts the binary with args in a terminal of w×h cells.
+func (e *e2e) startTUISize(w, h int, args ...string) *tmuxSession {
 	t := e.t
 	t.Helper()
 	needTmux(t)
@@ -262,20 +305,20 @@ func (e *e2e) startTUI(args ...string) *tmuxSession {
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
 	}
-	line = append(line, "TERM=xterm-256color", shellQuote(tackleBin))
+	line = append(line, "TERM=xterm-256color", shellQuote(cmd.Path))
 	for _, a := range args {
 		line = append(line, shellQuote(a))
 	}
 
 	dir := t.TempDir()
 	status := filepath.Join(dir, "status")
-	line = append(line, ";", "echo", "$?", ">", shellQuote(status))
+	line = append(line, ";", "echo", "$?", ">", shellQuote(status), ";", "echo", exitedMark)
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g escape-time 10\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := &tmuxSession{t: t, status: status, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
-	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", "-c", cmd.Dir, strings.Join(line, " "))
+	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-c", cmd.Dir, strings.Join(line, " "))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", s.capture(true))
@@ -329,6 +372,21 @@ func (s *tmuxSession) waitUntil(what string, cond func(string) bool) string {
 		}
 	}
 	s.t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
+	return ""
+}
+
+// waitUntilHistory polls the whole history until cond holds.
+func (s *tmuxSession) waitUntilHistory(what string, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var hist string
+	for time.Now().Before(deadline) {
+		hist = s.capture(true)
+		if cond(hist) {
+			return hist
+		}
+	}
+	s.t.Fatalf("timed out waiting for %s; the history is:\n%s", what, hist)
 	return ""
 }
 

@@ -339,8 +339,9 @@ func TestE2EMCPCrashRestarts(t *testing.T) {
 }
 
 // TestE2EMCPServerNeverStarts: a server that fails to start and one
-// that never answers are warnings; the other server's tools work, the
-// run ends, and nothing of either is left running.
+// that never answers (waited for up to its startup_timeout) are
+// warnings; the other server's tools work, the run ends, and nothing of
+// either is left running.
 func TestE2EMCPServerNeverStarts(t *testing.T) {
 	t.Parallel()
 	e := &e2e{t: t, workspace: t.TempDir(), home: t.TempDir()}
@@ -350,19 +351,19 @@ func TestE2EMCPServerNeverStarts(t *testing.T) {
 		"test":   stdioServer(nil),
 		"broken": stdioServer(map[string]string{"MCPSERVER_FAIL": "cannot read /etc/broken.toml"}),
 		// Starts, never answers initialize.
-		"hang": map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$1"; exec sleep 300`, "sh", hangPid}},
+		"hang": map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$1"; exec sleep 300`, "sh", hangPid}, "startup_timeout": "1s"},
 	}))
 	r := e.start("-p", "go", "--yes", "--output", "stream-json")
-	r.waitReady("test")
-	failed := r.waitLine(`"type":"mcp_server"`, `"server":"broken"`, `"state":"failed"`)
-	if !strings.Contains(failed, "cannot read /etc/broken.toml") {
-		t.Errorf("failed event: %s", failed)
-	}
 	hang, err := strconv.Atoi(mcptest.ReadLine(t, hangPid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	hangGone := childtest.ExitWatch(t, hang)
+	r.waitReady("test")
+	failed := r.waitLine(`"type":"mcp_server"`, `"server":"broken"`, `"state":"failed"`)
+	if !strings.Contains(failed, "cannot read /etc/broken.toml") {
+		t.Errorf("failed event: %s", failed)
+	}
 	e.srv.Release()
 	if code := r.wait(); code != app.ExitOK {
 		t.Fatalf("exit %d", code)
@@ -370,7 +371,7 @@ func TestE2EMCPServerNeverStarts(t *testing.T) {
 	if got := e.toolResult(2, "call_echo"); got != "echo: still here" {
 		t.Errorf("echo = %q", got)
 	}
-	for _, want := range []string{"MCP server broken failed: it exited (exit status 1); its stderr ends: cannot read /etc/broken.toml", "MCP server hang never became ready"} {
+	for _, want := range []string{"MCP server broken failed: it exited (exit status 1); its stderr ends: cannot read /etc/broken.toml", "MCP server hang failed: it did not answer within 1s"} {
 		if !strings.Contains(r.stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr.String())
 		}
@@ -436,7 +437,7 @@ func TestE2ETUIMCP(t *testing.T) {
 	s.waitFor("mcp: broken failed")
 	s.typeText("/mcp")
 	s.keys("Enter")
-	screen := s.waitFor("ready · 7 tools")
+	screen := s.waitFor("ready · 13 tools · 3 resources · 1 prompt")
 	for _, want := range []string{"MCP servers", "broken", "failed", "no credentials", "echo (read-only)", "stdio: " + mcpServerBin} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("/mcp does not show %q:\n%s", want, screen)
@@ -444,10 +445,10 @@ func TestE2ETUIMCP(t *testing.T) {
 	}
 	s.keys("Escape")
 	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "MCP servers") })
-	// /context counts the tools as they are now: 7 of tackle's, 7 of the server.
+	// /context counts the tools as they are now: 7 of tackle's, 13 of the server.
 	s.typeText("/context")
 	s.keys("Enter")
-	s.waitFor("tool definitions (14 tools)")
+	s.waitFor("tool definitions (20 tools)")
 	s.keys("Escape")
 	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "tool definitions") })
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])

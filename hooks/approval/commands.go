@@ -94,7 +94,7 @@ var toolTable = sync.OnceValue(func() map[string]*toolSpec {
 		"wait":      {effect: readsOnly, text: true, args: "p", check: optNameCheck("p", false)},
 		"md5sum":    checksum, "sha1sum": checksum, "sha256sum": checksum, "sha512sum": checksum, "b2sum": checksum,
 		"cksum": checksum, "base64": ro, "od": ro, "hexdump": ro, "strings": ro, "cmp": ro, "comm": ro,
-		"diff": ro, "grep": grep, "egrep": grep, "fgrep": grep, "jq": {effect: readsOnly, pattern: true, args: "fL", longArgs: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}},
+		"diff": ro, "grep": grep, "egrep": grep, "fgrep": grep, "jq": {effect: readsOnly, pattern: true, args: "fL", longArgs: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}, check: jqCheck},
 		"rg": {effect: readsOnly, pattern: true, args: "efgtTABCmM", risky: []risky{
 			{long: []string{"pre"}, effect: runsCode, target: false, what: "runs a preprocessor program"},
 			{long: []string{"hostname-bin"}, effect: runsCode, what: "runs a program for the hostname of hyperlinks"},

@@ -60,6 +60,26 @@ func ScriptFiles(script, dir string) (files, dirs []string) {
 
 type collector struct {
 	files, dirs []string
+	// code keeps only what the commands execute or import: not every
+	// other word that names a path (CommandCode).
+	code bool
+}
+
+// CommandCode is CommandFiles without the other paths the command names
+// (a log it appends to, a file it reads as data): only the files and
+// directories it executes or imports — what must stay as it was for the
+// command to do what it did (child.Pins).
+func CommandCode(argv []string, dir string) (files, dirs []string) {
+	c := collector{code: true}
+	c.command(argv, dir, 0)
+	return c.files, c.dirs
+}
+
+// ScriptCode is CommandCode for each simple command of a shell program.
+func ScriptCode(script, dir string) (files, dirs []string) {
+	c := collector{code: true}
+	c.script(script, dir, 0)
+	return c.files, c.dirs
 }
 
 func (c *collector) file(p string) {
@@ -184,7 +204,11 @@ func (c *collector) command(argv []string, dir string, depth int) {
 	if len(argv) == 0 || depth > maxScriptDepth {
 		return
 	}
-	c.words(argv, dir)
+	if c.code {
+		c.pathWord(argv[0], dir) // the program itself, when it is a file
+	} else {
+		c.words(argv, dir)
+	}
 	name := filepath.Base(argv[0])
 	base := versioned().ReplaceAllString(name, "$1")
 	args := argv[1:]

@@ -22,7 +22,8 @@ import (
 //     (read-only programs only), in default, accept-edits and plan mode;
 //   - a write to a protected path asks in every mode, yolo included.
 //
-// The lead adds the "none escapes the sandbox" fuzz once it is wired.
+// FuzzSandboxNoEscape (sandbox_fuzz_linux_test.go) runs programs of the
+// same pieces in the sandbox and asserts that none gets out.
 
 const dProtected danger = "writes a protected path"
 

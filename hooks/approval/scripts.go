@@ -2,6 +2,7 @@ package approval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -662,4 +663,33 @@ func goModCheck(a *assessment, p *parsed) {
 			a.writes = append(a.writes, pathWord{w: lit("go.mod"), idx: -1})
 		}
 	}
+}
+
+// jqCheck reads jq's options that take two values (--arg NAME VALUE,
+// --argjson NAME JSON, --rawfile NAME FILE, --slurpfile NAME FILE): the
+// option parser takes the name as the value, so the second word would be
+// read as the filter, and the file it names never checked as a path
+// (`jq -n --rawfile k ~/.docker/config.json '$k'`). The second word is
+// no operand: a file for --rawfile and --slurpfile, which jq reads, and
+// text for the others.
+func jqCheck(a *assessment, p *parsed) {
+	second := map[int]bool{}
+	for _, o := range p.opts {
+		switch o.name {
+		case "--arg", "--argjson", "--rawfile", "--slurpfile":
+		default:
+			continue
+		}
+		i := o.valIdx + 1
+		if o.valIdx == o.idx || i >= len(p.args) {
+			continue
+		}
+		second[i] = true
+		if o.name == "--rawfile" || o.name == "--slurpfile" {
+			a.reads = append(a.reads, pathWord{w: p.args[i], idx: i})
+		} else {
+			p.script(i)
+		}
+	}
+	p.operands = slices.DeleteFunc(p.operands, func(i int) bool { return second[i] })
 }

@@ -36,6 +36,9 @@ type Options struct {
 	Warn func(string)
 	// Source is SessionStart's source: "startup" or "resume".
 	Source string
+	// Guard, if set, is asked before each hook process starts (see
+	// command.Options.Guard).
+	Guard func() error
 }
 
 // Set is the Claude Code hooks of a session, by event.
@@ -251,7 +254,7 @@ func (s *Set) fire(ctx context.Context, event, tool string, input any) []answer 
 func (s *Set) runOne(ctx context.Context, h *hook, input any) (answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	p := command.Proc{Name: h.event, Argv: []string{s.bash, "-c", h.command}, Dir: s.opts.Workspace, Env: s.env}
+	p := command.Proc{Name: h.event, Argv: []string{s.bash, "-c", h.command}, Dir: s.opts.Workspace, Env: s.env, Guard: s.opts.Guard}
 	x, err := p.Run(ctx, input)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -17,6 +17,9 @@ type Proc struct {
 	Env  []string
 	// Log, if set, receives the hook's stderr (see Options.Stderr).
 	Log io.Writer
+	// Guard, if set, is asked before the process starts (see
+	// Options.Guard).
+	Guard func() error
 }
 
 // Exit is how a Proc ended when it did not fail.
@@ -33,7 +36,7 @@ type Exit struct {
 // too much output and ctx done are errors that end with the tail of
 // stderr.
 func (p Proc) Run(ctx context.Context, input any) (Exit, error) {
-	r := &runner{name: p.Name, argv: p.Argv, dir: p.Dir, env: p.Env, log: p.Log, grace: pipeGrace}
+	r := &runner{name: p.Name, argv: p.Argv, dir: p.Dir, env: p.Env, log: p.Log, grace: pipeGrace, guard: p.Guard}
 	x, err := r.run(ctx, input)
 	return Exit{Blocked: x.blocked, Stdout: x.stdout, Stderr: x.stderr}, err
 }

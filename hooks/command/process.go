@@ -38,6 +38,7 @@ type runner struct {
 	tools []string // path.Match patterns; nil means every tool
 	log   io.Writer
 	grace time.Duration
+	guard func() error // asked before the process starts (Options.Guard)
 }
 
 // exit is what a hook's process did, when it did not fail.
@@ -92,6 +93,11 @@ type hookProcess struct {
 // made here, not by os/exec, so that Wait returns as soon as the hook's
 // own process exits, whoever still holds them.
 func (r *runner) start() (*hookProcess, error) {
+	if r.guard != nil {
+		if err := r.guard(); err != nil {
+			return nil, err
+		}
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -116,6 +116,10 @@ type Options struct {
 	// events may run concurrently, so Stderr should be safe for
 	// concurrent use. Nil discards it.
 	Stderr io.Writer
+	// Guard, when set, is asked before each hook process starts; an error
+	// fails that call of the hook (child.Pins: a file the hook runs
+	// changed since tackle started).
+	Guard func() error
 }
 
 // Environment variables of the protocol, set for every hook call.
@@ -347,7 +351,7 @@ func newRunner(ev hooks.Event, spec Spec, opts Options) (*runner, error) {
 		return nil, fmt.Errorf("workdir: %w", err)
 	}
 
-	r := &runner{name: spec.Name, event: ev, dir: dir, log: opts.Stderr, grace: pipeGrace}
+	r := &runner{name: spec.Name, event: ev, dir: dir, log: opts.Stderr, grace: pipeGrace, guard: opts.Guard}
 	switch c := spec.Command; {
 	case c.Argv != nil && c.Script != "":
 		return nil, errors.New("command: set either an argv or a script, not both")

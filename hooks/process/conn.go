@@ -88,6 +88,11 @@ type reply struct {
 // pipes are made here, not by os/exec, so that Wait returns as soon as
 // the server's own process exits, whoever still holds them.
 func start(s *server) (*conn, error) {
+	if g := s.opts.Guard; g != nil {
+		if err := g(); err != nil {
+			return nil, err
+		}
+	}
 	var ends [6]*os.File // inR, inW, outR, outW, errR, errW
 	for i := 0; i < len(ends); i += 2 {
 		r, w, err := os.Pipe()

@@ -89,6 +89,9 @@ type Options struct {
 	// called from one goroutine at a time, never from Observe's; nil
 	// discards the warnings.
 	Warn func(string)
+	// Guard, if set, is asked before a server's process starts (and
+	// starts again); an error keeps it from starting (child.Pins).
+	Guard func() error
 	// Grace is how long a server has to exit after hook.shutdown; zero
 	// means DefaultGrace.
 	Grace time.Duration

@@ -39,6 +39,16 @@ type Message struct {
 	// OpenRouter's reasoning_details) and any field of the reply this
 	// client does not know. Sent with messages that made tool calls.
 	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+	// Images are a user message's images, sent after its text as
+	// OpenAI-style image_url parts (the images tools returned, for a
+	// model that takes images).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an image for the model: its media type and its bytes.
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"`
 }
 
 // UserMessage returns a user message with the given text.
@@ -71,6 +81,26 @@ type ToolResult struct {
 	CallID  string       `json:"call_id"`
 	Status  ResultStatus `json:"status"`
 	Content string       `json:"content"`
+	// Attached is what the result carries besides its text, nil for
+	// most results (a pointer, so that results stay comparable). It is
+	// left out of the result's JSON (events, hooks).
+	Attached *Attachments `json:"-"`
+}
+
+// Attachments are what a tool result carries besides its text.
+type Attachments struct {
+	// Images are the images the tool returned (an MCP tool's), which the
+	// result's text describes; the Worker sends them to a model that
+	// takes images in a user message after the results.
+	Images []Image
+}
+
+// Images returns the images attached to the result.
+func (r ToolResult) Images() []Image {
+	if r.Attached == nil {
+		return nil
+	}
+	return r.Attached.Images
 }
 
 // IsError reports whether the model should read the result as a failure.

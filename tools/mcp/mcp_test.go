@@ -20,7 +20,10 @@ import (
 	"github.com/tackle-dev/tackle/tools/mcp/mcptest"
 )
 
-var allTools = []string{"mcp__test__crash", "mcp__test__echo", "mcp__test__fail", "mcp__test__grow", "mcp__test__image", "mcp__test__slow", "mcp__test__structured"}
+// allTools are the test server's tools as the model is offered them
+// (long_task requires task-augmented calls: left out).
+var allTools = []string{"mcp__test__ask", "mcp__test__crash", "mcp__test__echo", "mcp__test__env", "mcp__test__fail", "mcp__test__grow",
+	"mcp__test__image", "mcp__test__progress", "mcp__test__read_media", "mcp__test__read_text", "mcp__test__roots", "mcp__test__slow", "mcp__test__structured"}
 
 func mcpNames(r *tools.Registry) []string {
 	var out []string

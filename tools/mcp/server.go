@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tools/child"
 )
 
@@ -49,8 +49,19 @@ type server struct {
 	impl       string        // what the server calls itself
 	closed     bool          // close was called
 	killed     bool          // kill was called: a process started now dies at once
-	refreshing bool          // a tool list refresh runs
-	refresh    bool          // another refresh was asked for meanwhile
+	// instructions are the server's own words on using it (initialize's
+	// result), kept while it waits to start again.
+	instructions string
+	resources    []ResourceStatus                // the resources last listed
+	templates    []ResourceStatus                // the resource templates last listed
+	prompts      []PromptStatus                  // the prompts last listed
+	dirty        lists                           // the lists the server said changed, not read since
+	refreshing   chan struct{}                   // closed when the refresh under way ends; nil when none runs
+	progress     map[string]func(tools.Progress) // the calls waiting for progress, by token
+	tokens       int                             // progress tokens given out
+	// started is closed once the first start has ended (Set.WaitStarted).
+	started     chan struct{}
+	startedOnce sync.Once
 	// hide replaces the values ${VAR}s expanded to with their names in
 	// what tackle says (a token in a URL must not reach a warning).
 	hide *strings.Replacer
@@ -66,7 +77,17 @@ type conn struct {
 	tail    *child.Tail   // the end of its stderr
 	stdout  *os.File      // our ends of its stdout and stdin, closed by
 	stdin   *os.File      // stopProcess (the SDK closes stdin first)
+
+	// What the sniffer read of the server's messages, under server.mu:
+	// the tools that require task-augmented calls, the refusals told,
+	// and the refusals made (their count, the last one's method).
+	taskRequired map[string]bool
+	told         map[string]bool
+	refusals     int
+	refused      string
 }
+
+func newConn() *conn { return &conn{taskRequired: map[string]bool{}, told: map[string]bool{}} }
 
 func newServer(set *Set, name, part string, spec Spec) (*server, error) {
 	log, err := child.OpenLog(set.opts.LogDir, part, func() {
@@ -77,11 +98,12 @@ func newServer(set *Set, name, part string, spec Spec) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{set: set, name: name, part: part, spec: spec, log: log}
+	s := &server{set: set, name: name, part: part, spec: spec, log: log, started: make(chan struct{}), progress: map[string]func(tools.Progress){}}
 	s.startup, s.callLimit = spec.timeouts()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if !spec.IsEnabled() {
 		s.state = Disabled
+		s.startEnded()
 	} else {
 		s.state = Starting
 	}
@@ -98,11 +120,18 @@ func (s *server) statusLocked() Status {
 	st := Status{
 		Name: s.name, Part: s.part, Transport: s.spec.transport(), Target: s.target(),
 		State: s.state, Err: s.err, Log: s.log.Path(), Implementation: s.impl,
-		Tools:   slices.Clone(s.tools),
-		LeftOut: slices.Clone(s.leftOut),
+		Instructions: s.instructions,
+		Tools:        slices.Clone(s.tools),
+		LeftOut:      slices.Clone(s.leftOut),
+		Resources:    slices.Clone(s.resources),
+		Templates:    slices.Clone(s.templates),
+		Prompts:      slices.Clone(s.prompts),
 	}
 	return st
 }
+
+// startEnded records that the server's first start has ended.
+func (s *server) startEnded() { s.startedOnce.Do(func() { close(s.started) }) }
 
 // target is the command line or URL as configured.
 func (s *server) target() string {
@@ -173,6 +202,7 @@ func (s *server) start(done chan struct{}) {
 
 	s.mu.Lock()
 	s.connecting, s.starting = nil, nil
+	defer s.startEnded()
 	defer close(done)
 	if err != nil {
 		s.failures++
@@ -194,6 +224,7 @@ func (s *server) start(done chan struct{}) {
 	}
 	s.failures = 0
 	s.conn = c
+	s.dirty = 0 // connect has just listed everything
 	s.state = Ready
 	st := s.statusLocked()
 	s.mu.Unlock()
@@ -229,8 +260,8 @@ func (s *server) backoff() time.Duration {
 }
 
 // connect starts the server (a stdio server's process), shakes hands and
-// lists its tools, within the startup timeout; its tools then replace
-// the server's in the registry.
+// lists its tools, resources and prompts, within the startup timeout;
+// its tools then replace the server's in the registry.
 func (s *server) connect() (*conn, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.startup)
 	defer cancel()
@@ -241,21 +272,30 @@ func (s *server) connect() (*conn, error) {
 	s.mu.Lock()
 	s.hide = hide
 	s.mu.Unlock()
-	c := &conn{}
+	c := newConn()
+	seen := func(msg []byte) { s.observe(c, msg) }
 	var transport mcp.Transport
 	switch spec.transport() {
 	case Stdio:
-		if transport, err = s.startProcess(spec, c); err != nil {
+		if transport, err = s.startProcess(spec, c, seen); err != nil {
 			return nil, err
 		}
 	case HTTP:
-		transport = &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers), MaxRetries: 2}
+		transport = &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers, seen), MaxRetries: 2}
 	case SSE:
-		transport = &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers)}
+		transport = &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: s.httpClient(spec.Headers, seen)}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) { go s.refreshTools(req.Session) },
-	})
+	opts := &mcp.ClientOptions{
+		// The sniffer starts the refreshes as the notifications arrive;
+		// the SDK's handlers make it subscribe to them (and drop its
+		// caches of the lists), and start one more: harmless.
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.changed(c, listTools) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.changed(c, listResources) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.changed(c, listPrompts) },
+	}
+	s.keepLogs(opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "tackle", Version: s.set.opts.Version}, opts)
+	addRoots(client, s.set.opts.Workdir)
 	fail := func(err error) (*conn, error) {
 		// A process that failed to start needs no grace: it is killed,
 		// and so is one that did not start before tackle shut down.
@@ -282,12 +322,16 @@ func (s *server) connect() (*conn, error) {
 		return fail(err)
 	}
 	c.sess = sess
-	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
+	if r := sess.InitializeResult(); r != nil {
 		s.mu.Lock()
-		s.impl = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+		if r.ServerInfo != nil {
+			s.impl = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+		}
+		s.instructions = r.Instructions
 		s.mu.Unlock()
+		s.askForLogs(ctx, sess)
 	}
-	if err := s.listTools(ctx, sess); err != nil {
+	if err := s.list(ctx, c, listAll); err != nil {
 		return fail(fmt.Errorf("listing its tools: %w", err))
 	}
 	s.log.Note("ready")
@@ -346,7 +390,7 @@ func lastLines(s string, n int) string {
 
 // startProcess starts a stdio server's process in a process group of its
 // own, its stderr going to the log and the tail.
-func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
+func (s *server) startProcess(spec Spec, c *conn, seen func([]byte)) (mcp.Transport, error) {
 	dir := s.set.opts.Workdir
 	if spec.Cwd != "" {
 		dir = spec.Cwd
@@ -360,9 +404,16 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", spec.Command, err)
 	}
+	if g := s.set.opts.Guard; g != nil {
+		if err := g(); err != nil {
+			return nil, err
+		}
+	}
 	cmd := exec.Command(prog, spec.Args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string(nil), s.set.opts.Env...)
+	// What every child gets (tools.ChildEnv: the allow list, no
+	// secrets), then the server's env.
+	cmd.Env, _ = tools.ChildEnv(s.set.opts.Env, s.set.opts.EnvAllow)
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])
 	}
@@ -415,21 +466,22 @@ func (s *server) startProcess(spec Spec, c *conn) (mcp.Transport, error) {
 	// what it still writes (the answer to a call it was told to cancel)
 	// does not kill it with SIGPIPE before it has cleaned up; stopProcess
 	// closes it.
-	return &mcp.IOTransport{Reader: io.NopCloser(outR), Writer: inW}, nil
+	return &mcp.IOTransport{Reader: io.NopCloser(&sniffer{r: outR, mode: sniffLines, seen: seen}), Writer: inW}, nil
 }
 
-// httpClient is the Set's HTTP client, sending headers with each request.
-func (s *server) httpClient(headers map[string]string) *http.Client {
+// httpClient is the Set's HTTP client, sending headers with each request
+// and giving what the server sends to seen as it arrives.
+func (s *server) httpClient(headers map[string]string, seen func([]byte)) *http.Client {
 	base := s.set.opts.HTTPClient
-	if len(headers) == 0 {
-		return base
-	}
 	c := *base
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c.Transport = headerTransport{headers: headers, next: next}
+	if len(headers) > 0 {
+		next = headerTransport{headers: headers, next: next}
+	}
+	c.Transport = sniffTransport{next: next, seen: seen}
 	return &c
 }
 
@@ -456,103 +508,6 @@ func (s *server) hidden(msg string) string {
 		return msg
 	}
 	return h.Replace(msg)
-}
-
-// listTools lists the server's tools and makes them the server's tools in
-// the registry.
-func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession) error {
-	var listed []*mcp.Tool
-	for t, err := range sess.Tools(ctx, nil) {
-		if err != nil {
-			return err
-		}
-		listed = append(listed, t)
-	}
-	own := make([]string, len(listed))
-	for i, t := range listed {
-		own[i] = t.Name
-	}
-	names := toolNames(s.part, own)
-	var ts []*tools.Tool
-	var status []ToolStatus
-	var leftOut []string
-	for _, t := range listed {
-		kind := tools.KindExec
-		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
-			kind = tools.KindRead
-		}
-		schema, err := json.Marshal(t.InputSchema)
-		if err != nil || t.InputSchema == nil {
-			schema = nil
-		}
-		title := t.Title
-		if title == "" && t.Annotations != nil {
-			title = t.Annotations.Title
-		}
-		desc := t.Description
-		if desc == "" {
-			desc = cmp.Or(title, t.Name) + " (a tool of the MCP server " + s.name + ")"
-		}
-		tool, err := tools.NewRemote(tools.Remote{
-			Name: names[t.Name], Server: s.part, Tool: t.Name, Kind: kind,
-			Description: desc, Schema: schema,
-			Call: s.caller(t.Name),
-		})
-		if err != nil {
-			s.log.Note("tool %q left out: %v", t.Name, err)
-			leftOut = append(leftOut, fmt.Sprintf("%s: %v", t.Name, err))
-			continue
-		}
-		ts = append(ts, tool)
-		status = append(status, ToolStatus{Name: names[t.Name], Tool: t.Name, Title: title, ReadOnly: kind == tools.KindRead})
-	}
-	if err := s.set.opts.Registry.Replace(s.part, ts); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.tools, s.leftOut = status, leftOut
-	s.mu.Unlock()
-	return nil
-}
-
-// refreshTools lists the tools again after the server said they
-// changed (on the live connection only); refreshes asked for while one
-// runs are merged into one more.
-func (s *server) refreshTools(sess *mcp.ClientSession) {
-	s.mu.Lock()
-	if s.refreshing {
-		s.refresh = true
-		s.mu.Unlock()
-		return
-	}
-	s.refreshing = true
-	s.mu.Unlock()
-	for {
-		s.mu.Lock()
-		live := s.conn != nil && s.conn.sess == sess
-		s.mu.Unlock()
-		var err error
-		if live {
-			ctx, cancel := context.WithTimeout(s.ctx, s.startup)
-			err = s.listTools(ctx, sess)
-			cancel()
-		}
-		if err != nil {
-			s.log.Note("refreshing the tools: %v", err)
-		}
-		s.mu.Lock()
-		if !s.refresh || !live {
-			s.refreshing, s.refresh = false, false
-			st := s.statusLocked()
-			s.mu.Unlock()
-			if err == nil && live {
-				s.set.report(st)
-			}
-			return
-		}
-		s.refresh = false
-		s.mu.Unlock()
-	}
 }
 
 // watch waits for a connection to end and, unless tackle ended it, marks
@@ -593,6 +548,9 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 		if err != nil {
 			return tools.Fail("The MCP server %s is not available: %v. Do not call its tools again unless the user asks.", s.name, err), nil
 		}
+		s.mu.Lock()
+		refusals := c.refusals
+		s.mu.Unlock()
 		res, err := s.call(ctx, c, tool, args)
 		if errors.Is(err, mcp.ErrSessionMissing) {
 			// A remote server that no longer knows the session (it
@@ -606,6 +564,8 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 		}
 		switch {
 		case err == nil:
+			// The tools the call added are offered with its result.
+			s.settle(ctx)
 			return result(res), nil
 		case ctx.Err() != nil:
 			return tools.Fail("The call was cancelled; the MCP server %s was told to stop it.", s.name), nil
@@ -616,16 +576,63 @@ func (s *server) caller(tool string) func(ctx context.Context, args json.RawMess
 			s.lost(c, err)
 			return tools.Fail("The MCP server %s stopped during the call: %s. tackle starts it again at the next call of one of its tools.", s.name, why), nil
 		}
+		s.mu.Lock()
+		refused := c.refused
+		if c.refusals == refusals {
+			refused = ""
+		}
+		s.mu.Unlock()
+		if refused != "" {
+			return tools.Fail("The MCP server %s asked tackle for %s during the call, which tackle does not support: the call did not finish (%s).", s.name, refused, s.hidden(err.Error())), nil
+		}
 		return tools.Fail("The MCP server %s refused the call: %s", s.name, s.hidden(err.Error())), nil
 	}
 }
 
-// call calls the tool on connection c, within the tool timeout.
+// call calls the tool on connection c, within the tool timeout, with a
+// progress token when the caller listens for progress.
 func (s *server) call(ctx context.Context, c *conn, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.callLimit)
 	defer cancel()
-	return c.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{}}
+	askForLogsWith(c.sess, params.Meta)
+	if report, ok := tools.ProgressReporter(ctx); ok {
+		token := s.listen(report)
+		defer s.unlisten(token)
+		params.SetProgressToken(token)
+	}
+	return c.sess.CallTool(ctx, params)
 }
+
+// listen gives out a progress token whose notifications go to report.
+func (s *server) listen(report func(tools.Progress)) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens++
+	token := fmt.Sprintf("tackle-%d", s.tokens)
+	s.progress[token] = report
+	return token
+}
+
+func (s *server) unlisten(token string) {
+	s.mu.Lock()
+	delete(s.progress, token)
+	s.mu.Unlock()
+}
+
+// progressed passes a progress notification on to the call it is for.
+func (s *server) progressed(token string, p tools.Progress) {
+	s.mu.Lock()
+	report := s.progress[token]
+	s.mu.Unlock()
+	if report != nil {
+		p.Message = chat.OneLine(s.hidden(p.Message), maxProgressMessage)
+		report(p)
+	}
+}
+
+// maxProgressMessage bounds a progress notification's message.
+const maxProgressMessage = 200
 
 // dead reports whether a call's error err means connection c is lost.
 // A server that is there refuses a call with a JSON-RPC error answer;
@@ -655,6 +662,7 @@ func (s *server) close() {
 	if wait != nil {
 		<-wait
 	}
+	s.startEnded()
 	if wasUp {
 		s.setState(Stopped, "")
 	}

@@ -20,18 +20,26 @@ type Options struct {
 	// Workdir is the workspace: a stdio server's working directory, and
 	// what a relative cwd is relative to.
 	Workdir string
-	// Env is the environment stdio servers start from (a Spec's env is
-	// added), and where ${VAR} in a Spec is looked up.
+	// Env is tackle's environment: stdio servers get what tools.ChildEnv
+	// lets through of it (the allow list and EnvAllow, no secrets), their
+	// Spec's env added; ${VAR} in a Spec is looked up in all of it.
 	Env []string
+	// EnvAllow adds names to the allow list (tools.DefaultEnvAllow) of
+	// what stdio servers get of Env (the config's env_allow).
+	EnvAllow []string
 	// LogDir holds each server's log (its stderr and tackle's notes):
 	// LogDir/NAME.log. Empty keeps none.
 	LogDir string
 	// Report is told each change of a server's state. It is called on
 	// the Set's goroutines, one call at a time, and must return quickly.
 	Report func(Status)
-	// Warn, when set, is told what the user should know once about a
-	// server that goes on running: its stderr log overflowing. It may be
-	// called on any goroutine and must return quickly.
+	// Guard, when set, is asked before a stdio server's process starts
+	// (and starts again); an error keeps it from starting (child.Pins).
+	Guard func() error
+	// Warn, when set, is told what the user should know about a server
+	// that goes on running: its stderr log overflowing (once), a request
+	// tackle refused (sampling, elicitation; once per connection). It
+	// may be called on any goroutine and must return quickly.
 	Warn func(string)
 	// Version is tackle's version, which the client gives servers.
 	Version string
@@ -96,8 +104,39 @@ type Status struct {
 	// crashed server waits to start again).
 	Tools []ToolStatus
 	// LeftOut are the tools the server listed that are not offered,
-	// each "name: why" (a schema model APIs refuse).
+	// each "name: why" (a schema model APIs refuse, task-augmented calls
+	// only).
 	LeftOut []string
+	// Instructions are the server's own words on using it (its
+	// initialize result's), as it gave them; Set.Instructions bounds
+	// what reaches the model.
+	Instructions string
+	// Resources and Templates are the resources and resource templates
+	// the server lists; Prompts its prompts.
+	Resources, Templates []ResourceStatus
+	Prompts              []PromptStatus
+}
+
+// ResourceStatus is one resource of a server, or a resource template.
+type ResourceStatus struct {
+	// URI is the resource's URI, or a template's URI template.
+	URI                                string
+	Name, Title, Description, MIMEType string
+	Template                           bool
+}
+
+// PromptStatus is one prompt of a server.
+type PromptStatus struct {
+	// Name is the prompt's name on its server; Command is the slash
+	// command that sends it (mcp__SERVER__PROMPT, without the slash).
+	Name, Command, Title, Description string
+	Arguments                         []PromptArgument
+}
+
+// PromptArgument is one argument of a prompt.
+type PromptArgument struct {
+	Name, Description string
+	Required          bool
 }
 
 // ToolStatus is one tool of a server.
@@ -193,6 +232,31 @@ func (s *Set) Kill() {
 	}
 	for _, srv := range s.servers {
 		srv.kill()
+	}
+}
+
+// WaitStarted waits until the first start of every enabled server has
+// ended, each bounded by its startup timeout (its tools are then in the
+// registry, or it failed), or until ctx ends: a piped run offers the
+// model the servers' tools from its first request.
+func (s *Set) WaitStarted(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	for _, srv := range s.servers {
+		select {
+		case <-srv.started:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// warn passes a message on to Options.Warn.
+func (s *Set) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
 	}
 }
 
