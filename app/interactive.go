@@ -85,9 +85,9 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 	return err
 }
 
-// resumeLine says, when the UI ends, which session it was and the command
-// that goes on with it ("" when nothing was recorded): -w names the
-// workspace when it is not the working directory.
+// resumeLine says, when the UI ends, the command that goes on with its
+// session, which names it ("" when nothing was recorded): -w names the
+// workspace when it is not the working directory. It fits in 60 columns.
 func resumeLine(id, root string) string {
 	if id == "" {
 		return ""
@@ -98,7 +98,7 @@ func resumeLine(id, root string) string {
 			cmd += " -w " + shellQuote(root)
 		}
 	}
-	return fmt.Sprintf("Session %s. To go on with it: %s", id, cmd)
+	return "Resume this session: " + cmd
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

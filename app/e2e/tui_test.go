@@ -306,7 +306,7 @@ func TestE2ETUIPromptArgumentAndResumeLine(t *testing.T) {
 		t.Fatalf("session files %q", files)
 	}
 	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
-	want := "Session " + id + ". To go on with it: tackle --resume " + id
+	want := "Resume this session: tackle --resume " + id
 	if all := s.capture(true); !strings.Contains(all, want) {
 		t.Errorf("the terminal does not say %q after exit:\n%s", want, all)
 	}
