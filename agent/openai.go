@@ -198,9 +198,9 @@ func (e *StallError) Error() string {
 // OpenAI is a Client for OpenAI-compatible Chat Completions APIs.
 //
 // A request that fails before any token of the reply arrived is retried
-// when that may help: on 408, 429 and 5xx answers and on connection
-// errors (refused, reset, dropped before the reply began). 400, 401, 403,
-// 404, 422 and the like are not retried, and neither is any failure after
+// when that may help: on 408, 429 and 5xx answers (not 501 and 505) and on
+// connection errors (refused, reset, dropped before the reply began). 400,
+// 401, 403, 404, 422 and the like are not retried, and neither is any failure after
 // the first token, since the caller has already seen part of the reply.
 // Waits grow exponentially from BaseDelay with equal jitter (half the
 // delay fixed, half random), or follow the server's retry-after-ms or
