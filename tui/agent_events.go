@@ -154,6 +154,12 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.checkFinished(e)
 	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:
 		// The run's outcome, which follows, says the same.
+	case agent.SubagentEvent:
+		m.subagentEvent(e)
+	case *childAsk:
+		m.childAsked(e)
+	case agent.TodoUpdated:
+		m.setPlan(e.Todos)
 	case agent.ToolCallDecided:
 		// The user's own answer in the approval dialog.
 	case agent.ModelChanged:
@@ -280,6 +286,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
+	m.dropChildDialogs() // their subagents ended with the run
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -336,6 +343,13 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		t.call, t.state = p.Call, toolWaiting
 		t.touch()
 	}
+	m.pushDialog(m.newApproval(out.Pending))
+	return nil
+}
+
+// newApproval is the approval dialog for pending calls, asking the
+// policy what "approve always" adds and what "approve these" holds back.
+func (m *Model) newApproval(pending []agent.PendingCall) *approvalDialog {
 	var always func(chat.ToolCall) []string
 	var heldBack func(chat.ToolCall) string
 	if m.opts.Policy != nil {
@@ -348,8 +362,7 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 			return out
 		}
 	}
-	m.pushDialog(newApprovalDialog(&m.styles, out.Pending, always, heldBack, m.renderCtx().summary))
-	return nil
+	return newApprovalDialog(&m.styles, pending, always, heldBack, m.renderCtx().summary)
 }
 
 // abortAll answers every pending call with AbortRun.

@@ -62,6 +62,7 @@ const (
 	KindModel      Kind = "model"      // Model: the model was switched
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
 	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
+	KindTodos      Kind = "todos"      // Todos: the model set its plan (none: it cleared it)
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -93,6 +94,9 @@ type Record struct {
 	// later process goes on knowing what the model has seen
 	// (Loaded.Files, tools.Registry.SetFiles).
 	File *tools.FileStamp `json:"file,omitempty"`
+	// Todos is the plan the model set with the todo tool: the whole list,
+	// which replaces the one before (empty: the plan was cleared).
+	Todos []tools.TodoItem `json:"todos,omitempty"`
 }
 
 // Answer is the answer to one paused call.

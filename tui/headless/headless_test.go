@@ -250,7 +250,7 @@ func TestPrinterReportsCompactions(t *testing.T) {
 	out.Reset()
 	p = NewPrinter(StreamJSON, &out, &errw)
 	p.Event(done)
-	if want := `{"type":"compaction","trigger":"auto","summary":"The user asked for X.","replaced":12,"pruned":3,"tokens_before":9100,"tokens_after":2000,"window":10000,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}` + "\n"; out.String() != want {
+	if want := `{"type":"compaction","agent":{"id":"main"},"trigger":"auto","summary":"The user asked for X.","replaced":12,"pruned":3,"tokens_before":9100,"tokens_after":2000,"window":10000,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}` + "\n"; out.String() != want {
 		t.Errorf("stream-json = %s\nwant          %s", out.String(), want)
 	}
 
