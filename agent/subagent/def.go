@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -65,7 +64,19 @@ type Def struct {
 	Notes []string
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// validName reports whether name is 1 to 64 lowercase letters, digits,
+// - and _, not starting with - or _.
+func validName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
 
 // front is the front matter tackle reads; the rest (color, hooks …) is
 // ignored.
@@ -125,7 +136,7 @@ func Parse(path string, data []byte, f Format) (Def, error) {
 		d.Name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
 	switch {
-	case !validName.MatchString(d.Name):
+	case !validName(d.Name):
 		return Def{}, fmt.Errorf("%s: name %q: use lowercase letters, digits, - and _", path, d.Name)
 	case d.Name == General:
 		return Def{}, fmt.Errorf("%s: name %q is the built-in agent's", path, d.Name)
