@@ -27,7 +27,7 @@ type agentEvent struct {
 	Call chat.ToolCall `json:"call"`
 	// Result is a tool call's result ({"status", "content"}) or a hook
 	// decision's ("continue").
-	Result json.RawMessage `json:"result"`
+	Result  json.RawMessage `json:"result"`
 	Outcome struct {
 		Status string
 	} `json:"outcome"`
@@ -127,7 +127,7 @@ func TestE2ECommandHookExit2BlocksASubagentsCall(t *testing.T) {
 	agents := map[string]string{} // call → the agent its hook input named
 	for line := range strings.Lines(string(b)) {
 		var in struct {
-			Agent    map[string]string `json:"agent"`
+			Agent    map[string]string   `json:"agent"`
 			ToolCall struct{ ID string } `json:"tool_call"`
 		}
 		if err := json.Unmarshal([]byte(line), &in); err != nil {
