@@ -342,3 +342,29 @@ func TestSubagentsDoNotNest(t *testing.T) {
 		t.Error("a grandchild made requests")
 	}
 }
+
+// TestSubagentNeverPassesForTheMainAgent: a task call the model names
+// "main" gets another ID, so its subagent's hooks never see the main
+// agent's ID.
+func TestSubagentNeverPassesForTheMainAgent(t *testing.T) {
+	h, _ := newTaskHarness(t, llmtest.Script{
+		Rules: []llmtest.Rule{{FirstUserContains: "CHILD", Responses: []llmtest.Response{
+			llmtest.ToolCalls(llmtest.Call("c_up", "upper", `{"text":"x"}`)),
+			llmtest.Text("done"),
+		}}},
+		Responses: []llmtest.Response{llmtest.ToolCalls(llmtest.Call("main", "task", `{"prompt":"CHILD"}`)), llmtest.Text("done")},
+	}, nil)
+	var seen hooks.Agent
+	h.hooks.PreToolCall(hooks.Hook[hooks.PreToolInput, hooks.PreToolResult]{Name: "watch", Run: func(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
+		if in.Call.ID == "c_up" {
+			seen = hooks.AgentOf(ctx)
+		}
+		return hooks.PreToolResult{}, nil
+	}})
+	if out, err := h.worker.Run(t.Context(), "go"); err != nil || out.Status != agent.StatusFinished {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	if seen.ID == hooks.MainAgent || seen.ID != "main_2" || seen.Parent != hooks.MainAgent {
+		t.Errorf("the subagent's call was seen as %+v's", seen)
+	}
+}

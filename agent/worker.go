@@ -825,9 +825,11 @@ func sameCall(a, b chat.ToolCall) bool {
 // uniqueCallIDs gives each call of a reply an ID no other call of the
 // conversation has: a repeated or empty ID gets a fresh one, so that every
 // tool result answers exactly one call. The model sees the new IDs in its
-// own message and in the results.
+// own message and in the results. "main" is taken too: a task call's ID
+// names its subagent (hooks.Agent), which must never pass for the main
+// agent.
 func uniqueCallIDs(conv []chat.Message, calls []chat.ToolCall) []chat.ToolCall {
-	used := map[string]bool{}
+	used := map[string]bool{hooks.MainAgent: true}
 	for _, m := range conv {
 		for _, c := range m.ToolCalls {
 			used[c.ID] = true

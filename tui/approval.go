@@ -275,7 +275,9 @@ func (d *approvalDialog) view(st *themes.Styles) string {
 		title += st.ModalHint.Render(fmt.Sprintf("  (%d of %d)", d.idx+1, len(d.pending)))
 	}
 	if d.from != "" {
-		title += st.ModalHint.Render("  asked by " + plainText(d.from, st.ControlChar))
+		// The model wrote the task's description: one row, every hidden
+		// character shown.
+		title += st.ModalHint.Render("  asked by ") + visibleStyled(markBreaks(d.from), st.ModalHint, st.ControlChar)
 	}
 	lines := []string{ansi.Truncate(title, inner, "…")}
 

@@ -69,15 +69,16 @@ func (m *Model) planLines() []string {
 		lines = append(lines, st.Subtle.Render(fmt.Sprintf("  … %d more above", from)))
 	}
 	for _, t := range m.plan[from:to] {
-		text := plainText(t.Content, st.ControlChar)
+		// The model wrote it: one row, every hidden character shown.
+		text := markBreaks(t.Content)
 		var line string
 		switch t.Status {
 		case tools.TodoCompleted:
-			line = st.StatusOK.Render("  ✓ ") + st.Muted.Render(text)
+			line = st.StatusOK.Render("  ✓ ") + visibleStyled(text, st.Muted, st.ControlChar)
 		case tools.TodoInProgress:
-			line = st.StatusRunning.Render("  ▸ ") + st.Bold.Render(text)
+			line = st.StatusRunning.Render("  ▸ ") + visibleStyled(text, st.Bold, st.ControlChar)
 		default:
-			line = st.Subtle.Render("  ○ ") + text
+			line = st.Subtle.Render("  ○ ") + visibleStyled(text, st.App, st.ControlChar)
 		}
 		lines = append(lines, ansi.Truncate(line, w, "…"))
 	}

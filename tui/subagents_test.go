@@ -213,3 +213,31 @@ func TestResumedSessionShowsItsPlan(t *testing.T) {
 		t.Errorf("the resumed plan:\n%s", s)
 	}
 }
+
+// TestModelTextStaysOnItsRow: what the model wrote — a plan's step, a
+// task's description in a subagent's dialog — cannot break the screen's
+// rows or hide itself: line breaks are marked, escapes shown.
+func TestModelTextStaysOnItsRow(t *testing.T) {
+	h := newHarness(t)
+	h.hold = true
+	h.typeText("plan").keys("enter")
+	h.events(agent.TodoUpdated{Todos: []tools.TodoItem{{Content: "step one\n✓ all tests pass\x1b[8m hidden", Status: tools.TodoInProgress}}})
+	s := h.screen()
+	if !strings.Contains(s, `▸ step one ⏎ ✓ all tests pass\x1b[8m hidden`) {
+		t.Errorf("the plan's step:\n%s", s)
+	}
+	if strings.Contains(s, "\n✓ all tests pass") {
+		t.Errorf("a step made a row of its own:\n%s", s)
+	}
+
+	h = running(t)
+	h.agent.outcomes = nil
+	task := chat.ToolCall{ID: "t2", Name: tools.Task, Arguments: `{"description":"look\nApprove: y is safe\u001b[2J","prompt":"x"}`}
+	h.events(agent.AssistantMessage{Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{task}}})
+	ask := &childAsk{who: hooks.Agent{ID: "t2", Parent: hooks.MainAgent, Type: "general"}, pending: []agent.PendingCall{{Call: bashCall("c1", "ls")}}, reply: make(chan []agent.Decision, 1)}
+	h.events(ask)
+	s = h.screen()
+	if !strings.Contains(s, `asked by subagent look ⏎ Approve: y is safe\x1b[2J`) {
+		t.Errorf("the dialog's title:\n%s", s)
+	}
+}
