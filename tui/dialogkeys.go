@@ -29,6 +29,10 @@ type dialogKeyMap struct {
 
 	// A list (sessions, rules): open the entry, revoke it, close.
 	open, revoke, close key.Binding
+	// An overlay ("any key to close": /help, /status, /cost, /context):
+	// these close it; any other key but its scrolling closes it and goes
+	// on to the editor.
+	dismiss key.Binding
 
 	// The search of earlier prompts.
 	older, newer, take, erase, clear, leave key.Binding
@@ -67,6 +71,8 @@ var dialogKeys = sync.OnceValue(func() *dialogKeyMap {
 		open:   b("enter", "resume", "enter"),
 		revoke: b("d", "revoke for this session", "d", "x", "delete", "backspace"),
 		close:  b("esc", "close", "esc", "q", "ctrl+c"),
+
+		dismiss: b("esc/enter/q", "close", "esc", "enter", "q", "ctrl+c"),
 
 		older: b("↑", "older", "up", "ctrl+r", "ctrl+p"),
 		newer: b("↓", "newer", "down", "ctrl+s", "ctrl+n"),

@@ -47,6 +47,18 @@ type dialogAction struct {
 	// undoForce, when set, undoes that many turns, overwriting files that
 	// changed since (the user confirmed).
 	undoForce int
+	// forward, when set, is a key that closed an overlay and goes on to
+	// the editor (typing /cost right after /status).
+	forward *tea.KeyPressMsg
+}
+
+// overlayKey is how an overlay answers a key it does not scroll with:
+// esc, enter and q close it; any other key closes it and goes on.
+func overlayKey(msg tea.KeyPressMsg) dialogAction {
+	if key.Matches(msg, dialogKeys().dismiss) {
+		return dialogAction{close: true}
+	}
+	return dialogAction{close: true, forward: &msg}
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -92,6 +104,9 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.fill != nil {
 		m.input.setValue(*act.fill)
+	}
+	if act.forward != nil && len(m.dialogs) == 0 {
+		return m.handleKey(*act.forward)
 	}
 	switch {
 	case act.undoForce > 0:
@@ -199,8 +214,9 @@ type helpDialog struct {
 	keys [][2]string
 }
 
-// pager is a dialog of lines that scrolls: up/down (k/j), page keys,
-// home/end and the mouse wheel move it, any other key closes it.
+// pager is a dialog of lines that scrolls: the arrows, page keys,
+// home/end and the mouse wheel move it; esc, enter and q close it; any
+// other key closes it and goes on to the editor (overlayKey).
 type pager struct {
 	lines  []string
 	scroll int
@@ -223,6 +239,10 @@ func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		last := max(len(d.lines)-d.rows, 0)
+		if msg.Text != "" && !key.Matches(msg, dialogKeys().dismiss) {
+			// Typed text (j, k, g, space too) is the editor's.
+			return overlayKey(msg), nil
+		}
 		switch k := dialogKeys(); {
 		case key.Matches(msg, k.up):
 			d.scroll = max(d.scroll-1, 0)
@@ -237,7 +257,7 @@ func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 		case key.Matches(msg, k.bottom):
 			d.scroll = last
 		default:
-			return dialogAction{close: true}, nil
+			return overlayKey(msg), nil
 		}
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
@@ -284,7 +304,7 @@ func (d *pager) setLines(lines []string, height int) {
 func (d *pager) view(st *themes.Styles) string {
 	end := min(d.scroll+d.rows, len(d.lines))
 	lines := append([]string(nil), d.lines[d.scroll:end]...)
-	hint := "any key to close"
+	hint := "esc to close; typing goes to the editor"
 	if end < len(d.lines) {
 		hint = "↓ more (pgdn) · " + hint
 	}

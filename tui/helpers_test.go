@@ -208,9 +208,15 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, resourcesRead, promptGot:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, resourcesRead, promptGot, printedMsg:
 		h.send(msg)
 	default:
+		if reflect.TypeOf(msg).Name() == "requestCursorPosMsg" {
+			// The terminal answers a cursor position request (inline
+			// mode's frame syncs).
+			h.send(tea.CursorPositionMsg{})
+			return
+		}
 		if isSequence(msg) {
 			for _, c := range sequenceCmds(msg) {
 				h.run(c)

@@ -121,9 +121,9 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) quitNow() tea.Cmd {
 	m.quitting = true
 	if m.opts.Inline {
-		if lines := m.scrollback(); len(lines) > 0 {
-			return tea.Sequence(tea.Println(strings.Join(lines, "\n")), tea.Quit)
-		}
+		m.queuePrint(m.scrollback())
+		m.print.quit = true
+		return m.printNext()
 	}
 	return tea.Quit
 }

@@ -225,8 +225,9 @@ type Model struct {
 	quitting  bool
 	final     bool // the session is over: entries are drawn for the scrollback
 
-	inlineHeight int    // inline mode: the tallest view so far, which it keeps
-	notice       string // a one-off hint in the status line
+	print  printer     // inline mode: the lines on their way to the scrollback
+	frame  inlineFrame // inline mode: the frame on the screen
+	notice string      // a one-off hint in the status line
 
 	// The rule and the status line as last drawn: the view is drawn after
 	// every message, and most messages change neither.
@@ -350,6 +351,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout(true)
 	case spinMsg:
 		cmd = m.spinTick()
+	case printedMsg:
+		cmd = m.printed()
+	case tea.CursorPositionMsg:
+		cmd = m.cursorAnswered()
+	case syncTimeoutMsg:
+		if msg.seq == m.frame.seq {
+			m.synced()
+		}
 	case tea.MouseMsg:
 		// Only the wheel is used; clicks would reach the editor with
 		// screen coordinates.
@@ -377,11 +386,8 @@ func (m *Model) afterUpdate() tea.Cmd {
 		cmds = append(cmds, spinTick(m.tick))
 	}
 	if m.opts.Inline && m.ready {
-		rows, _ := m.screen()
-		m.inlineHeight = min(max(m.inlineHeight, len(rows)), m.height)
-		if lines := m.transcript.takePrintable(); len(lines) > 0 {
-			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
-		}
+		m.queuePrint(m.transcript.takePrintable())
+		cmds = append(cmds, m.syncFrame(), m.printNext())
 	}
 	return tea.Batch(cmds...)
 }
@@ -456,7 +462,12 @@ func (m *Model) transcriptHeight() int { return max(m.height-m.chromeHeight(), 0
 
 func (m *Model) dialogWidth() int { return max(min(m.width, 120), 10) }
 
-func (m *Model) dialogHeight() int { return max(m.height-1, 5) }
+func (m *Model) dialogHeight() int {
+	if m.opts.Inline {
+		return max(m.inlineFrameMax()-1, 5)
+	}
+	return max(m.height-1, 5)
+}
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
@@ -525,20 +536,12 @@ func (m *Model) View() tea.View {
 	if !m.ready {
 		return tea.NewView("")
 	}
-	if m.quitting && m.opts.Inline {
-		// Everything is printed above. The last frame is blank and as tall
-		// as the one before (the renderer leaves stray lines when an inline
-		// view shrinks); Run moves the cursor back over it on exit.
-		return tea.NewView(strings.Repeat(" \n", max(m.inlineHeight-1, 0)) + " ")
-	}
-	rows, cursor := m.screen()
-	if pad := m.inlineHeight - len(rows); m.opts.Inline && pad > 0 {
-		// The inline view never shrinks: a shrinking view and text printed
-		// above it in the same frame leave stray lines in the scrollback.
-		rows = append(make([]string, pad), rows...)
-		if cursor != nil {
-			cursor.Y += pad
-		}
+	var rows []string
+	var cursor *tea.Cursor
+	if m.opts.Inline {
+		rows, cursor = m.inlineView()
+	} else {
+		rows, cursor = m.screen()
 	}
 	v := tea.NewView(strings.Join(rows, "\n"))
 	v.Cursor = cursor
@@ -554,7 +557,7 @@ func (m *Model) View() tea.View {
 func (m *Model) screen() ([]string, *tea.Cursor) {
 	var rows []string
 	if m.opts.Inline {
-		rows = m.transcript.liveLines(max(m.height-m.chromeHeight()-1, 0))
+		rows = m.transcript.liveLines(max(m.inlineFrameMax()-m.chromeHeight(), 0))
 	} else {
 		rows = m.transcript.window()
 	}
