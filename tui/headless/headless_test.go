@@ -330,3 +330,29 @@ func TestSubagentCallsAreAnsweredLikeTheRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestTextPrinterShowsSubagentsOnStderr: a subagent's calls and warnings
+// go to stderr, named by its task call; its text never reaches stdout,
+// which carries only the main agent's answer.
+func TestTextPrinterShowsSubagentsOnStderr(t *testing.T) {
+	var out, errw bytes.Buffer
+	p := NewPrinter(Text, &out, &errw).SummarizeWith(summaries(t))
+	who := hooks.Agent{ID: "call_t", Parent: hooks.MainAgent, Type: "general"}
+	call := chat.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}
+	for _, e := range []agent.Event{
+		agent.SubagentEvent{Agent: who, Event: agent.TextDelta{Text: "the child thinks aloud"}},
+		agent.SubagentEvent{Agent: who, Event: agent.ToolCallStarted{Call: call}},
+		agent.SubagentEvent{Agent: who, Event: agent.ToolCallFinished{Call: call, Result: chat.ToolResult{Status: chat.StatusOK}}},
+		agent.SubagentEvent{Agent: who, Event: agent.Warning{Message: "slow"}},
+		agent.TextDelta{Text: "Answer."},
+	} {
+		p.Event(e)
+	}
+	p.Finish(Result{}, 0)
+	if out.String() != "Answer.\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if want := "  [call_t] → read_file  a.go\n  [call_t] ✓ read_file\ntackle: warning: subagent call_t: slow\n"; errw.String() != want {
+		t.Errorf("stderr = %q, want %q", errw.String(), want)
+	}
+}
