@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -182,6 +183,13 @@ type MCPServerStatus struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// TodoUpdated says the model set its plan (the todo tool): the whole
+// list, in order, which replaces the one before. It comes between the
+// todo call's ToolCallStarted and ToolCallFinished.
+type TodoUpdated struct {
+	Todos []tools.TodoItem `json:"todos"`
+}
+
 // Warning is something the user should see that did not stop the Run.
 type Warning struct {
 	Message string `json:"message"`
@@ -270,6 +278,7 @@ func (NoteAdded) EventType() string        { return "note" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
 func (CheckFinished) EventType() string    { return "check_finished" }
+func (TodoUpdated) EventType() string      { return "todo_updated" }
 
 // EventTypes lists the types of every event the Worker and the turn-end
 // checks report, as EventType gives them.
@@ -278,7 +287,7 @@ func EventTypes() []string {
 		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallProgress{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
-		MCPServerStatus{}, NoteAdded{},
+		MCPServerStatus{}, NoteAdded{}, TodoUpdated{},
 	}
 	types := make([]string, len(evs))
 	for i, e := range evs {
@@ -288,16 +297,28 @@ func EventTypes() []string {
 }
 
 // MarshalEvent encodes an event as one JSON object whose "type" field is
-// the event's name, followed by the event's own fields.
+// the event's name and whose "agent" names the agent it is of (the main
+// agent's {"id":"main"}, or a subagent's: SubagentEvent), followed by the
+// event's own fields.
 func MarshalEvent(e Event) ([]byte, error) {
+	who := hooks.Agent{ID: hooks.MainAgent}
+	if s, ok := e.(SubagentEvent); ok {
+		who, e = s.Agent, s.Event
+	}
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
 	typ, _ := json.Marshal(e.EventType())
-	out := make([]byte, 0, len(body)+len(typ)+10)
+	agent, err := json.Marshal(who)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(body)+len(typ)+len(agent)+20)
 	out = append(out, `{"type":`...)
 	out = append(out, typ...)
+	out = append(out, `,"agent":`...)
+	out = append(out, agent...)
 	if len(body) > 2 { // body is "{...}" with at least one field
 		out = append(out, ',')
 		out = append(out, body[1:]...)

@@ -120,6 +120,11 @@ type Config struct {
 	// they were, tool outputs included; zero means DefaultKeepTurns.
 	KeepTurns int
 
+	// Agent names the agent the Worker is: zero for the main agent, a
+	// subagent's identity for a child (RunSubagent sets it). Its hooks
+	// see it (hooks.AgentOf).
+	Agent hooks.Agent
+
 	// SystemNotes, when set, is asked before each request for text to add
 	// at the end of that request's system prompt: what becomes known while
 	// the conversation goes on (the instructions of MCP servers, which
@@ -154,7 +159,10 @@ type Worker struct {
 	// answer, when set, is asked first when a batch would pause (see
 	// AnswerPausesWith).
 	answer func([]PendingCall) ([]Decision, bool)
-	run    *runState
+	// askChild puts the calls of its subagents to the user
+	// (AskChildrenWith).
+	askChild ChildAsker
+	run      *runState
 	// meter measures the conversation; fixed is what the tool
 	// definitions add to every request, in bytes; windows holds the
 	// context window of each model asked about.
@@ -322,6 +330,7 @@ func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
 	}
+	ctx = w.withAgent(ctx)
 	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
 
 	in := hooks.PromptInput{Message: chat.UserMessage(input)}
@@ -410,6 +419,7 @@ func (w *Worker) RunCommand(ctx context.Context, command string) (Outcome, error
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
 	}
+	ctx = w.withAgent(ctx)
 	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget), command: true}
 	args, err := json.Marshal(tools.BashArgs{Command: command})
 	if err != nil {
@@ -449,6 +459,7 @@ func (w *Worker) Resume(ctx context.Context, decisions []Decision) (Outcome, err
 	if err := w.acquire(true); err != nil {
 		return Outcome{}, err
 	}
+	ctx = w.withAgent(ctx)
 	p := w.paused
 
 	if p.batch == nil {
@@ -933,9 +944,11 @@ func sameCall(a, b chat.ToolCall) bool {
 // uniqueCallIDs gives each call of a reply an ID no other call of the
 // conversation has: a repeated or empty ID gets a fresh one, so that every
 // tool result answers exactly one call. The model sees the new IDs in its
-// own message and in the results.
+// own message and in the results. "main" is taken too: a task call's ID
+// names its subagent (hooks.Agent), which must never pass for the main
+// agent.
 func uniqueCallIDs(conv []chat.Message, calls []chat.ToolCall) []chat.ToolCall {
-	used := map[string]bool{}
+	used := map[string]bool{hooks.MainAgent: true}
 	for _, m := range conv {
 		for _, c := range m.ToolCalls {
 			used[c.ID] = true
@@ -1146,6 +1159,11 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 			ctx := tools.WithProgress(ctx, func(p tools.Progress) {
 				w.emitUnless(&over, ToolCallProgress{Call: cs.call, Done: p.Done, Total: p.Total, Message: p.Message})
 			})
+			ctx = tools.WithPlanObserver(ctx, func(items []tools.TodoItem) {
+				w.emitUnless(&over, TodoUpdated{Todos: items})
+			})
+			// A subagent the call starts is this Worker's child.
+			ctx = context.WithValue(ctx, parentKey{}, &parentLink{w: w, call: cs.call})
 			cs.result = w.execute(ctx, cs.call)
 			over.Store(true)
 			cs.result.CallID = cs.orig.ID

@@ -110,6 +110,10 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	h.compaction = newCompaction(st, stdio.Env)
 
 	h.system, h.contextParts = systemPrompt(h.root, stdio.Env, h.sandbox.sb)
+	if err := h.addTask(stdio.Env, emit); err != nil {
+		h.Close()
+		return nil, err
+	}
 
 	h.policy = approval.New(st.Mode, h.toolbox,
 		approval.WithPermissions(st.Perms),

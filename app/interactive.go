@@ -32,7 +32,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 	atExit(h.kill) // a second interrupt leaves no hook or MCP server running
 	defer h.Close()
 
-	u := &uiConversations{h: h, store: sessionStore(stdio.Env), sink: bridge.Send}
+	u := &uiConversations{h: h, store: sessionStore(stdio.Env), sink: bridge.Send, ask: bridge.AskChild}
 	defer u.close(stdio.Err)
 	history, saveHistory := promptHistory(h.root, stdio)
 	opts := tui.Options{

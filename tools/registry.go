@@ -112,7 +112,9 @@ func failDenied(rel string) Result {
 }
 
 // NewRegistry returns a registry holding the built-in tools (read_file,
-// write_file, edit_file, list_dir, glob, grep, bash), all confined to ws.
+// write_file, edit_file, list_dir, glob, grep, bash, all confined to ws,
+// and todo, the visible plan). The task tool, which starts subagents, is
+// added by whoever can run them (NewTask).
 func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 	o := options{bash: bashConfig{
 		killGrace:      DefaultKillGrace,
@@ -132,6 +134,7 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		globTool{ws: ws}.tool(),
 		grepTool{ws: ws, readable: o.readable}.tool(),
 		bashTool{dir: ws.Dir(), cfg: o.bash, sandbox: o.sandbox}.tool(),
+		todoTool{}.tool(),
 	} {
 		if err := r.Add(t); err != nil {
 			panic(err) // the built-in names are distinct

@@ -163,6 +163,12 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.checkFinished(e)
 	case agent.ErrorEvent, agent.PausedEvent, agent.TurnFinished:
 		// The run's outcome, which follows, says the same.
+	case agent.SubagentEvent:
+		m.subagentEvent(e)
+	case *childAsk:
+		m.childAsked(e)
+	case agent.TodoUpdated:
+		m.setPlan(e.Todos)
 	case agent.ToolCallDecided:
 		// The user's own answer in the approval dialog.
 	case agent.ModelChanged:
@@ -289,6 +295,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
+	m.dropChildDialogs() // their subagents ended with the run
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -345,6 +352,13 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 		t.call, t.state = p.Call, toolWaiting
 		t.touch()
 	}
+	m.pushDialog(m.newApproval(out.Pending))
+	return nil
+}
+
+// newApproval is the approval dialog for pending calls, asking the
+// policy what "approve always" adds and what "approve these" holds back.
+func (m *Model) newApproval(pending []agent.PendingCall) *approvalDialog {
 	var always func(agent.PendingCall) []string
 	var heldBack func(chat.ToolCall) string
 	if m.opts.Policy != nil {
@@ -362,10 +376,9 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 			return out
 		}
 	}
-	d := newApprovalDialog(&m.styles, out.Pending, always, heldBack, m.renderCtx().summary)
+	d := newApprovalDialog(&m.styles, pending, always, heldBack, m.renderCtx().summary)
 	d.files, d.home = m.opts.RuleFiles, m.getenv("HOME")
-	m.pushDialog(d)
-	return nil
+	return d
 }
 
 // abortAll answers every pending call with AbortRun.

@@ -49,6 +49,13 @@ type approvalDialog struct {
 	reasoning bool // typing a reason for a denial
 	reason    textinput.Model
 
+	// from names the subagent whose calls these are ("" for the
+	// run's own); answer takes its decisions instead of a Resume, and
+	// done is closed when it stopped waiting (the run ended).
+	from   string
+	answer func([]agent.Decision)
+	done   <-chan struct{}
+
 	scroll int
 	// laid out by layout:
 	body         []string
@@ -74,6 +81,20 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 		heldBack: heldBack,
 		summary:  summary,
 		reason:   ti,
+	}
+}
+
+// stale reports whether the dialog asks for a subagent that stopped
+// waiting.
+func (d *approvalDialog) stale() bool {
+	if d.done == nil {
+		return false
+	}
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -296,6 +317,11 @@ func (d *approvalDialog) view(st *themes.Styles) string {
 	title := st.ModalTitle.Render("Allow " + toolLabel(p.Call.Name) + "?")
 	if len(d.pending) > 1 {
 		title += st.ModalHint.Render(fmt.Sprintf("  (%d of %d)", d.idx+1, len(d.pending)))
+	}
+	if d.from != "" {
+		// The model wrote the task's description: one row, every hidden
+		// character shown.
+		title += st.ModalHint.Render("  asked by ") + visibleStyled(markBreaks(d.from), st.ModalHint, st.ControlChar)
 	}
 	lines := []string{ansi.Truncate(title, inner, "…")}
 

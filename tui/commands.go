@@ -160,6 +160,7 @@ func (m *Model) clearSession() tea.Cmd {
 	clear(m.tools)
 	m.checks, m.streaming, m.thinking = nil, nil, nil
 	if m.opts.NewAgent != nil {
+		m.plan = nil
 		m.agent = m.opts.NewAgent()
 		m.usage, m.ctxSize, m.ctxUsed = chat.Usage{}, 0, 0
 		m.note(noteInfo, "new conversation")

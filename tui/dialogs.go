@@ -96,6 +96,9 @@ func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
+	if a, ok := d.(*approvalDialog); ok && a.answer != nil {
+		return m.childAnswered(a, act)
+	}
 	if act.decided != nil {
 		m.showDecided(*act.decided)
 	}

@@ -221,6 +221,8 @@ type toolEntry struct {
 	// progress is how far the running call has come, as its tool says
 	// ("1/2 halfway"); "" when it says nothing.
 	progress string
+	// children is the progress of the subagent a task call started.
+	children *children
 }
 
 func (e *toolEntry) live() bool {
@@ -281,6 +283,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 		}
 	}
 	lines := []string{e.mark(rc, ansi.Truncate(line, rc.width, "…"))}
+	lines = append(lines, e.childLines(rc)...)
 	if e.state == toolDone {
 		lines = append(lines, e.body(rc)...)
 	}

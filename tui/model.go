@@ -30,6 +30,7 @@ import (
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/internal/markdown"
 )
@@ -215,8 +216,9 @@ type Model struct {
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
 	checks         *checksEntry
-	retry          string // "retry 1/3" while a turn-end check is being answered
-	modelRetry     string // the model request failed and waits to be retried: why, and when
+	retry          string           // "retry 1/3" while a turn-end check is being answered
+	modelRetry     string           // the model request failed and waits to be retried: why, and when
+	plan           []tools.TodoItem // the model's plan, pinned above the editor (plan.go)
 
 	queue []string // prompts typed while a turn runs, sent after it
 	// pasted are prompts with large pastes as the transcript shows them:
@@ -495,7 +497,7 @@ func (m *Model) chromeHeight() int {
 	if len(m.dialogs) > 0 {
 		return 1 // the status line; a dialog replaces the editor
 	}
-	return 1 + m.input.height() + 1
+	return len(m.planLines()) + 1 + m.input.height() + 1
 }
 
 func (m *Model) transcriptHeight() int { return max(m.height-m.chromeHeight(), 0) }
@@ -615,6 +617,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			keep := max(len(rows)-len(menu), 0)
 			rows = append(rows[:keep:keep], menu...)
 		}
+		rows = append(rows, m.planLines()...)
 		rows = append(rows, m.rule.get(m.ruleKey(), m.ruleLine))
 		inputTop := len(rows)
 		rows = append(rows, m.input.lines...)

@@ -110,6 +110,7 @@ func (m *Model) resumeSession(res Resumed) tea.Cmd {
 	clear(m.tools)
 	m.checks, m.streaming, m.retry = nil, nil, ""
 	m.usage, m.ctxSize = chat.Usage{}, 0
+	m.plan = nil
 	m.agent = res.Agent
 	if res.Model != "" {
 		m.model = res.Model
@@ -169,6 +170,8 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindModel:
 			m.note(noteInfo, "model: "+r.Model)
+		case session.KindTodos:
+			m.setPlan(r.Todos)
 		case session.KindCompaction:
 			if c := r.Compaction; c != nil {
 				m.note(noteInfo, fmt.Sprintf("conversation compacted: %d messages summarised, %d tool outputs shortened", c.Replaced, c.Pruned))

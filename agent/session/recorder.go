@@ -112,6 +112,8 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindCompaction, Compaction: &Compaction{
 			Messages: e.Messages, Summary: e.Summary, Replaced: e.Replaced, Pruned: e.Pruned, Focus: e.Focus,
 		}}, true
+	case agent.TodoUpdated:
+		return Record{Kind: KindTodos, Todos: e.Todos}, true
 	case agent.TurnFinished:
 		o := e.Outcome
 		return Record{Kind: KindOutcome, Outcome: &Outcome{Status: string(o.Status), Reason: o.Reason, Usage: o.Usage}}, true

@@ -68,6 +68,12 @@ func redactRecord(r Record, redact func(string) string) Record {
 		}
 		r.Compaction = &cc
 	}
+	if len(r.Todos) > 0 {
+		r.Todos = slices.Clone(r.Todos)
+		for i := range r.Todos {
+			r.Todos[i].Content = redact(r.Todos[i].Content)
+		}
+	}
 	if o := r.Outcome; o != nil {
 		oc := *o
 		oc.Reason = redact(oc.Reason)

@@ -64,6 +64,7 @@ const (
 	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
 	KindRule       Kind = "rule"       // Rule: a session rule added ("approve always") or revoked
 	KindNote       Kind = "note"       // Note: a note for the model, sent with the next user message
+	KindTodos      Kind = "todos"      // Todos: the model set its plan (none: it cleared it)
 )
 
 // Record is one line after the header. Exactly the field its Kind names
@@ -103,6 +104,9 @@ type Record struct {
 	// (agent.NoteAdded): a session continued before that message sends
 	// it then (Loaded.PendingNotes).
 	Note string `json:"note,omitempty"`
+	// Todos is the plan the model set with the todo tool: the whole list,
+	// which replaces the one before (empty: the plan was cleared).
+	Todos []tools.TodoItem `json:"todos,omitempty"`
 }
 
 // RuleChange is a session rule added or revoked.
