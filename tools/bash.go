@@ -157,7 +157,7 @@ func (t bashTool) preview(a BashArgs) Preview {
 		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond, Network: a.Network, OutsideSandbox: a.OutsideSandbox},
 	}
 	if why != "" {
-		p.Problem = willFail("command", why)
+		p.refuse("command", Fail("%s", why))
 	}
 	return p
 }

@@ -28,9 +28,14 @@ type approvalDialog struct {
 	idx       int
 	decisions []agent.Decision
 
-	// always lists the session rules "approve always" adds for a call;
-	// nil when the policy cannot say.
-	always func(chat.ToolCall) []string
+	// always lists the rules "approve always" adds for a call: none when
+	// no rule covers the whole call; nil when the policy cannot say.
+	always func(agent.PendingCall) []string
+	// files, when set, saves an "always" rule to a config file: a asks
+	// where the rule goes (choosing). home shows paths under it with ~.
+	files    RuleFiles
+	home     string
+	choosing bool
 	// heldBack says why "approve these" must hold a call back: it
 	// writes a protected path (approval.Policy.HeldBack; "" when it may
 	// approve it; nil: no policy to ask). Such a call is asked about on
@@ -45,6 +50,13 @@ type approvalDialog struct {
 	reasoning bool // typing a reason for a denial
 	reason    textinput.Model
 
+	// from names the subagent whose calls these are ("" for the
+	// run's own); answer takes its decisions instead of a Resume, and
+	// done is closed when it stopped waiting (the run ended).
+	from   string
+	answer func([]agent.Decision)
+	done   <-chan struct{}
+
 	scroll int
 	// laid out by layout:
 	body         []string
@@ -54,7 +66,7 @@ type approvalDialog struct {
 	footerHeight int
 }
 
-func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string, heldBack, summary func(chat.ToolCall) string) *approvalDialog {
+func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(agent.PendingCall) []string, heldBack, summary func(chat.ToolCall) string) *approvalDialog {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why not? (the model reads this)"
@@ -70,6 +82,20 @@ func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always fu
 		heldBack: heldBack,
 		summary:  summary,
 		reason:   ti,
+	}
+}
+
+// stale reports whether the dialog asks for a subagent that stopped
+// waiting.
+func (d *approvalDialog) stale() bool {
+	if d.done == nil {
+		return false
+	}
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -147,8 +173,11 @@ func (d *approvalDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 			d.scrollBy(3)
 		}
 	case tea.KeyPressMsg:
-		if d.reasoning {
+		switch {
+		case d.reasoning:
 			return d.reasonKey(msg)
+		case d.choosing:
+			return d.chooseKey(msg)
 		}
 		return d.key(msg)
 	}
@@ -165,6 +194,10 @@ func (d *approvalDialog) key(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
 	case key.Matches(msg, k.always):
 		if !d.canAlways() {
 			return dialogAction{}, nil // no rule fits: a is not offered
+		}
+		if d.files != nil {
+			d.choosing = true // where does the rule go?
+			return dialogAction{}, nil
 		}
 		return d.decide(agent.ApproveAlways, ""), nil
 	case key.Matches(msg, k.deny):
@@ -213,6 +246,38 @@ func (d *approvalDialog) reasonKey(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) 
 	return dialogAction{}, cmd
 }
 
+// chooseKey answers where an "always" rule goes: this session, the
+// user's config file or the project's. The call is approved "always"
+// whichever: a saved rule is a session rule too, from now on.
+func (d *approvalDialog) chooseKey(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
+	k := dialogKeys()
+	save := func(project bool) dialogAction {
+		rules := d.always(d.current())
+		d.choosing = false
+		act := d.decide(agent.ApproveAlways, "")
+		act.save = &ruleSave{project: project, rules: rules}
+		return act
+	}
+	switch {
+	case key.Matches(msg, k.forSession):
+		d.choosing = false
+		return d.decide(agent.ApproveAlways, ""), nil
+	case key.Matches(msg, k.saveUser):
+		if _, ok := ruleTarget(d.files, false, d.home); ok {
+			return save(false), nil
+		}
+	case key.Matches(msg, k.saveProject):
+		if _, ok := ruleTarget(d.files, true, d.home); ok {
+			return save(true), nil
+		}
+	case key.Matches(msg, k.back):
+		d.choosing = false
+	case key.Matches(msg, k.abort):
+		return dialogAction{interrupt: true}, nil
+	}
+	return dialogAction{}, nil
+}
+
 // decide records the answer for the current call and moves on; after the
 // last call the action carries every decision.
 func (d *approvalDialog) decide(v agent.Verdict, reason string) dialogAction {
@@ -254,6 +319,11 @@ func (d *approvalDialog) view(st *themes.Styles) string {
 	if len(d.pending) > 1 {
 		title += st.ModalHint.Render(fmt.Sprintf("  (%d of %d)", d.idx+1, len(d.pending)))
 	}
+	if d.from != "" {
+		// The model wrote the task's description: one row, every hidden
+		// character shown.
+		title += st.ModalHint.Render("  asked by ") + visibleStyled(markBreaks(d.from), st.ModalHint, st.ControlChar)
+	}
 	lines := []string{ansi.Truncate(title, inner, "…")}
 
 	body := d.body
@@ -282,12 +352,15 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 			st.ModalHint.Render(send.Key + " " + send.Desc + " · " + back.Key + " " + back.Desc),
 		}
 	}
+	if d.choosing {
+		return d.chooser(st, inner)
+	}
 	parts := []string{hintAs(st, k.approve, "approve")}
 	switch {
 	case d.always == nil:
 		parts = append(parts, hintAs(st, k.always, "always"))
 	case d.canAlways():
-		parts = append(parts, hintAs(st, k.always, "always allow "+strings.Join(d.always(d.current().Call), ", ")))
+		parts = append(parts, hintAs(st, k.always, "always allow "+strings.Join(d.always(d.current()), ", ")))
 	default:
 		// The call deletes, writes, runs code or reaches outside the
 		// workspace: no session rule is as narrow as it, so it is
@@ -305,11 +378,34 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 	return flowParts(parts, "   ", inner)
 }
 
+// chooser is the footer that asks where an "always" rule goes, naming
+// the rule and each file.
+func (d *approvalDialog) chooser(st *themes.Styles, inner int) []string {
+	k := dialogKeys()
+	rules := strings.Join(d.always(d.current()), ", ")
+	head := prefixed(st.ModalKey.Render, "approve, and always allow "+plainText(rules, st.ControlChar)+":", inner, "", "")
+	parts := []string{hint(st, k.forSession)}
+	for _, t := range []struct {
+		b       key.Binding
+		project bool
+		what    string
+	}{{k.saveUser, false, "your config"}, {k.saveProject, true, "the project's config"}} {
+		where, ok := ruleTarget(d.files, t.project, d.home)
+		if ok {
+			parts = append(parts, hintAs(st, t.b, "and save it in "+where))
+		} else {
+			parts = append(parts, st.ModalHint.Render("("+t.what+": "+where+")"))
+		}
+	}
+	parts = append(parts, hint(st, k.back))
+	return append(head, flowParts(parts, "   ", inner)...)
+}
+
 // canAlways reports whether "approve always" is offered for the current
-// call: the policy has a session rule for it (or there is no policy to
+// call: the policy has rules that cover it (or there is no policy to
 // ask).
 func (d *approvalDialog) canAlways() bool {
-	return d.always == nil || len(d.always(d.current().Call)) > 0
+	return d.always == nil || len(d.always(d.current())) > 0
 }
 
 // renderBody draws what the call would do, as its tool previewed it: the

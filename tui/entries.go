@@ -223,6 +223,8 @@ type toolEntry struct {
 	// it has printed so far (agent.ToolCallProgress.Output).
 	progress string
 	output   string
+	// children is the progress of the subagent a task call started.
+	children *children
 }
 
 func (e *toolEntry) live() bool {
@@ -283,6 +285,7 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 		}
 	}
 	lines := []string{e.mark(rc, ansi.Truncate(line, rc.width, "…"))}
+	lines = append(lines, e.childLines(rc)...)
 	switch e.state {
 	case toolRunning:
 		lines = append(lines, e.liveTail(rc)...)

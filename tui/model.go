@@ -32,6 +32,7 @@ import (
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/internal/markdown"
 )
@@ -45,6 +46,9 @@ type Agent interface {
 	// output into the conversation.
 	RunCommand(ctx context.Context, command string) (agent.Outcome, error)
 	SetModel(model string)
+	// Note tells the model something that happened outside the
+	// conversation, with the next user message (files /undo restored).
+	Note(text string)
 	// Compact compacts the conversation now (/compact).
 	Compact(ctx context.Context, focus string) (agent.Compacted, error)
 }
@@ -53,8 +57,9 @@ type Agent interface {
 type Policy interface {
 	Mode() approval.Mode
 	SetMode(approval.Mode)
-	// AlwaysRules are the session rules approving call "always" adds.
-	AlwaysRules(call chat.ToolCall) []approval.Rule
+	// Always are the rules approving call "always" adds: only rules that
+	// cover the whole call, none when no rule can.
+	Always(call chat.ToolCall) []approval.Rule
 	// Permissions lists the rules in force with their sources, for
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
@@ -91,6 +96,9 @@ type Options struct {
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
+	// RuleFiles, when set, lets the approval dialog and /permissions save
+	// a rule to the user's or the project's config file.
+	RuleFiles RuleFiles
 
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
@@ -112,8 +120,10 @@ type Options struct {
 	// CheckKeys). An invalid keymap leaves the defaults.
 	Keys map[string][]string
 
-	// Model is the model name shown in the status line.
-	Model string
+	// Model is the model name shown in the status line. Models, when
+	// set, lists the endpoint's models for /model's picker.
+	Model  string
+	Models Models
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
 
@@ -144,6 +154,12 @@ type Options struct {
 	// ContextParts.
 	ContextParts []ContextPart
 	ContextLive  func() []ContextPart
+
+	// Prompt, when set, is the first message, sent as the UI starts (as
+	// if typed and sent): `tackle "explain main.go"`. When the UI starts
+	// with a dialog (a session to pick, a pause to answer) it waits in
+	// the editor instead.
+	Prompt string
 
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
@@ -203,9 +219,14 @@ type Model struct {
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
 	checks         *checksEntry
-	retry          string // "retry 1/3" while a turn-end check is being answered
+	retry          string           // "retry 1/3" while a turn-end check is being answered
+	modelRetry     string           // the model request failed and waits to be retried: why, and when
+	plan           []tools.TodoItem // the model's plan, pinned above the editor (plan.go)
 
 	queue []string // prompts typed while a turn runs, sent after it
+	// pasted are prompts with large pastes as the transcript shows them:
+	// each paste as its placeholder.
+	pasted map[string]string
 
 	model    string
 	mode     approval.Mode
@@ -276,6 +297,7 @@ func New(opts Options) *Model {
 		darkBG:     true,
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
+		pasted:     map[string]string{},
 		model:      opts.Model,
 		focus:      -1,
 	}
@@ -317,7 +339,23 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PickSession {
 		cmds = append(cmds, m.pickSession())
 	}
+	if m.opts.Prompt != "" {
+		cmds = append(cmds, func() tea.Msg { return firstPromptMsg{} })
+	}
 	return tea.Batch(cmds...)
+}
+
+// firstPromptMsg sends Options.Prompt.
+type firstPromptMsg struct{}
+
+// firstPrompt sends the prompt the UI was started with, as if typed; with
+// a dialog open it waits in the editor.
+func (m *Model) firstPrompt() tea.Cmd {
+	m.input.setValue(m.opts.Prompt)
+	if len(m.dialogs) > 0 || m.opts.PickSession {
+		return nil
+	}
+	return m.submit()
 }
 
 // Update dispatches a message to the handler for its kind.
@@ -342,6 +380,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case mcpRestarted:
 		m.mcpRestartDone(msg)
+	case rulesSavedMsg:
+		m.rulesSaved(msg)
+	case modelsListedMsg:
+		m.modelsListed(msg)
+	case firstPromptMsg:
+		cmd = m.firstPrompt()
 	case resourcesRead:
 		cmd = m.resourcesDone(msg)
 	case promptGot:
@@ -461,7 +505,7 @@ func (m *Model) chromeHeight() int {
 	if len(m.dialogs) > 0 {
 		return 1 // the status line; a dialog replaces the editor
 	}
-	return 1 + m.input.height() + 1
+	return len(m.planLines()) + 1 + m.input.height() + 1
 }
 
 func (m *Model) transcriptHeight() int { return max(m.height-m.chromeHeight(), 0) }
@@ -593,6 +637,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			keep := max(len(rows)-len(menu), 0)
 			rows = append(rows[:keep:keep], menu...)
 		}
+		rows = append(rows, m.planLines()...)
 		rows = append(rows, m.rule.get(m.ruleKey(), m.ruleLine))
 		inputTop := len(rows)
 		rows = append(rows, m.input.lines...)

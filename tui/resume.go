@@ -111,6 +111,7 @@ func (m *Model) resumeSession(res Resumed) tea.Cmd {
 	clear(m.tools)
 	m.checks, m.streaming, m.retry = nil, nil, ""
 	m.usage, m.ctxSize = chat.Usage{}, 0
+	m.plan = nil
 	m.agent = res.Agent
 	if res.Model != "" {
 		m.model = res.Model
@@ -170,6 +171,8 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindModel:
 			m.note(noteInfo, "model: "+r.Model)
+		case session.KindTodos:
+			m.setPlan(r.Todos)
 		case session.KindCompaction:
 			if c := r.Compaction; c != nil {
 				m.note(noteInfo, fmt.Sprintf("conversation compacted: %d messages summarised, %d tool outputs shortened", c.Replaced, c.Pruned))
@@ -189,7 +192,7 @@ func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	msg := *r.Message
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
-		m.transcript.add(&userEntry{text: msg.Content})
+		m.transcript.add(&userEntry{text: agent.WithoutNotes(msg.Content)})
 	case msg.Role == chat.RoleUser && len(msg.Images) > 0:
 		// The images of the tool results above, which their lines
 		// describe.

@@ -12,6 +12,7 @@ import (
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -290,5 +291,45 @@ func TestRecorderKeepsACompaction(t *testing.T) {
 	}
 	if got, want := l.Messages(), w.Messages(); !reflect.DeepEqual(got, want) {
 		t.Errorf("loaded conversation:\n%+v\nthe Worker's:\n%+v", got, want)
+	}
+}
+
+// TestRecorderKeepsThePlanNotTheSubagents: a plan the model set is
+// recorded (redacted) and loads back; a subagent's events are not the
+// session's — its run's end is not an outcome of the session's runs, its
+// decisions not its decisions.
+func TestRecorderKeepsThePlanNotTheSubagents(t *testing.T) {
+	s := Open(t.TempDir())
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, nil)
+	rec.SetRedact(func(s string) string { return strings.ReplaceAll(s, "secret", "[REDACTED]") })
+	rec.Message(agent.AddedMessage{Message: chat.UserMessage("plan it"), Prompt: true})
+	rec.Event(agent.TodoUpdated{Todos: []tools.TodoItem{{Content: "rotate the secret", Status: tools.TodoInProgress}}})
+	who := hooks.Agent{ID: "t1", Parent: hooks.MainAgent, Type: "general"}
+	rec.Event(agent.SubagentEvent{Agent: who, Event: agent.HookDecision{Decision: hooks.Decision{Event: hooks.PreToolCall, Hook: "x", Result: "skip"}}})
+	rec.Event(agent.SubagentEvent{Agent: who, Event: agent.TurnFinished{Outcome: agent.Outcome{Status: agent.StatusFinished}}})
+	rec.Event(agent.TodoUpdated{})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Find("/src/proj", rec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range l.Records {
+		got = append(got, string(r.Kind))
+	}
+	if want := []string{"message", "todos", "todos"}; !slices.Equal(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+	if td := l.Records[1].Todos; len(td) != 1 || td[0].Content != "rotate the [REDACTED]" || td[0].Status != tools.TodoInProgress {
+		t.Errorf("the plan loaded as %+v", td)
+	}
+	if len(l.Records[2].Todos) != 0 {
+		t.Errorf("the cleared plan loaded as %+v", l.Records[2].Todos)
 	}
 }

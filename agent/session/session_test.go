@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -517,5 +518,58 @@ func TestImagesRoundTrip(t *testing.T) {
 	msgs := l.Messages()
 	if len(msgs) != 2 || !reflect.DeepEqual(msgs[1], img) {
 		t.Errorf("messages: %+v", msgs)
+	}
+}
+
+// SessionRules gives the rules added and not revoked since, as written to
+// the file and read back, redacted like every record.
+func TestSessionRulesReadBack(t *testing.T) {
+	s := Open(t.TempDir())
+	w, err := s.Create(Header{Workspace: "/w", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetRedact(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
+	r := NewRecorder(w, func(err error) { t.Error(err) })
+	for _, c := range []RuleChange{
+		{Rule: "bash(git status *)"},
+		{Rule: "edit_file(main.go)"},
+		{Rule: "bash(ls *)"},
+		{Rule: "bash(git status *)", Revoked: true},
+		{Rule: "bash(mytool --password hunter2)"},
+		{Rule: "bash(git status *)"},
+	} {
+		r.Append(Record{Kind: KindRule, Rule: &c})
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"edit_file(main.go)", "bash(ls *)", "bash(mytool --password [REDACTED])", "bash(git status *)"}
+	if got := l.SessionRules(); !slices.Equal(got, want) {
+		t.Errorf("SessionRules = %q, want %q", got, want)
+	}
+}
+
+// PendingNotes gives the notes recorded after the last user message: a
+// note a message carried is not sent again.
+func TestPendingNotes(t *testing.T) {
+	user := func(s string) *chat.Message { return &chat.Message{Role: chat.RoleUser, Content: s} }
+	l := &Loaded{Records: []Record{
+		{Kind: KindNote, Note: "old"},
+		{Kind: KindMessage, Message: user("[Note from tackle: old]\n\nhi")},
+		{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleAssistant, Content: "a long a"}},
+		{Kind: KindNote, Note: "interrupted here"},
+		{Kind: KindNote, Note: "undo"},
+	}}
+	if got := l.PendingNotes(); !slices.Equal(got, []string{"interrupted here", "undo"}) {
+		t.Errorf("PendingNotes = %q", got)
+	}
+	l.Records = append(l.Records, Record{Kind: KindMessage, Message: user("next")})
+	if got := l.PendingNotes(); len(got) != 0 {
+		t.Errorf("PendingNotes after a message = %q", got)
 	}
 }

@@ -205,7 +205,7 @@ func TestE2ERateLimitThenSuccess(t *testing.T) {
 	if n := len(e.requests()); n != 2 {
 		t.Errorf("requests = %d, want 2", n)
 	}
-	if !strings.Contains(r.stderr, "retrying") {
+	if !strings.Contains(r.stderr, "model request failed (429 Too Many Requests: Rate limit reached for requests); retry 1 of 4 in ") {
 		t.Errorf("stderr does not mention the retry: %q", r.stderr)
 	}
 }
