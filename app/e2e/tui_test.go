@@ -126,7 +126,7 @@ func TestE2ETUIResizeRewraps(t *testing.T) {
 	// it for the redraw, and failed about once in 40 runs under load when
 	// the status line had been split by the reflow).
 	s.waitUntil("the answer re-wrapped to 44 columns", func(screen string) bool {
-		if !fits(screen) || !strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse : the parser drops the last field.") {
+		if !fits(screen) || !strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse: the parser drops the last field.") {
 			return false
 		}
 		for _, want := range []string{"func parse(s string) []string {", "That is all.", "e2e-model · default"} {
