@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tackle-dev/tackle/hooks"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -32,9 +33,25 @@ type ReasoningDelta struct {
 // ModelRetry says a model request failed before any token arrived and will
 // be retried after Wait.
 type ModelRetry struct {
-	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Attempt int `json:"attempt"` // the attempt that failed, from 1
+	// Retries is how many retries the request gets at most: Attempt
+	// Retries is the last retry.
+	Retries int           `json:"retries"`
 	Wait    time.Duration `json:"wait_ns"`
-	Err     string        `json:"error"`
+	// Err is why the attempt failed, short ("connection refused", "503
+	// Service Unavailable: overloaded").
+	Err string `json:"error"`
+}
+
+// RetryLine says in one short line that a request failed and when it is
+// tried again: "model request failed (connection refused); retry 1 of 4
+// in 500ms".
+func RetryLine(e ModelRetry) string {
+	s := fmt.Sprintf("model request failed (%s); retry %d", e.Err, e.Attempt)
+	if e.Retries > 0 {
+		s += fmt.Sprintf(" of %d", e.Retries)
+	}
+	return s + " in " + e.Wait.Round(time.Millisecond).String()
 }
 
 // AssistantMessage is a complete assistant message, as it entered the
@@ -49,15 +66,32 @@ type ToolCallStarted struct {
 }
 
 // ToolCallProgress says how far a running call has come, as its tool
-// tells (an MCP server's progress notifications): Done of Total (0: not
-// known), and what it is doing. It comes between the call's
-// ToolCallStarted and ToolCallFinished.
+// tells (an MCP server's progress notifications, a bash command's output
+// so far): Done of Total (0: not known), what it is doing, and the end
+// of what it has printed. It comes between the call's ToolCallStarted
+// and ToolCallFinished. Each says all there is to say at its moment, so
+// a consumer may keep only a call's latest (the UI's bridge merges them
+// as it merges text deltas).
 type ToolCallProgress struct {
 	Call    chat.ToolCall `json:"call"`
 	Done    float64       `json:"done"`
 	Total   float64       `json:"total,omitempty"`
 	Message string        `json:"message,omitempty"`
+	// Output is the end of what the call has printed so far: at most
+	// its last ProgressLines lines, a longer line than ProgressLineBytes
+	// cut there (with a note of how many bytes more it has), made
+	// safe to show as the call's result is (secrets redacted, escapes
+	// removed, control characters shown as symbols). The last line may
+	// be one still being written, up to its last finished word. The
+	// result, when it comes, holds the whole output.
+	Output string `json:"output,omitempty"`
 }
+
+// Bounds of ToolCallProgress.Output.
+const (
+	ProgressLines     = 20
+	ProgressLineBytes = 512
+)
 
 // ToolCallFinished carries a call's single result (also for skipped,
 // denied and failed calls, which never started). Every tool call of a
@@ -166,9 +200,24 @@ type MCPServerStatus struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// TodoUpdated says the model set its plan (the todo tool): the whole
+// list, in order, which replaces the one before. It comes between the
+// todo call's ToolCallStarted and ToolCallFinished.
+type TodoUpdated struct {
+	Todos []tools.TodoItem `json:"todos"`
+}
+
 // Warning is something the user should see that did not stop the Run.
 type Warning struct {
 	Message string `json:"message"`
+}
+
+// NoteAdded says a note for the model waits for the next prompt: the
+// next user message carries it (see Worker.Note), so that the model's
+// picture of the files and of the conversation matches what happened
+// (a /undo restored files; the user interrupted its reply).
+type NoteAdded struct {
+	Text string `json:"text"`
 }
 
 // ErrorEvent is the error that ended a Run.
@@ -242,9 +291,11 @@ func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
 func (MCPServerStatus) EventType() string  { return "mcp_server" }
 func (ErrorEvent) EventType() string       { return "error" }
+func (NoteAdded) EventType() string        { return "note" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
 func (CheckFinished) EventType() string    { return "check_finished" }
+func (TodoUpdated) EventType() string      { return "todo_updated" }
 
 // EventTypes lists the types of every event the Worker and the turn-end
 // checks report, as EventType gives them.
@@ -253,7 +304,7 @@ func EventTypes() []string {
 		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallProgress{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
-		MCPServerStatus{},
+		MCPServerStatus{}, NoteAdded{}, TodoUpdated{},
 	}
 	types := make([]string, len(evs))
 	for i, e := range evs {
@@ -263,16 +314,28 @@ func EventTypes() []string {
 }
 
 // MarshalEvent encodes an event as one JSON object whose "type" field is
-// the event's name, followed by the event's own fields.
+// the event's name and whose "agent" names the agent it is of (the main
+// agent's {"id":"main"}, or a subagent's: SubagentEvent), followed by the
+// event's own fields.
 func MarshalEvent(e Event) ([]byte, error) {
+	who := hooks.Agent{ID: hooks.MainAgent}
+	if s, ok := e.(SubagentEvent); ok {
+		who, e = s.Agent, s.Event
+	}
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
 	typ, _ := json.Marshal(e.EventType())
-	out := make([]byte, 0, len(body)+len(typ)+10)
+	agent, err := json.Marshal(who)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(body)+len(typ)+len(agent)+20)
 	out = append(out, `{"type":`...)
 	out = append(out, typ...)
+	out = append(out, `,"agent":`...)
+	out = append(out, agent...)
 	if len(body) > 2 { // body is "{...}" with at least one field
 		out = append(out, ',')
 		out = append(out, body[1:]...)

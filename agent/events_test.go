@@ -13,7 +13,8 @@ import (
 )
 
 // EventTypes lists every event type of the package once: each type with
-// an EventType method (found in the source) is in it.
+// an EventType method (found in the source) is in it, but SubagentEvent,
+// which carries another event and has its type.
 func TestEventTypesListsEveryEvent(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -30,6 +31,9 @@ func TestEventTypesListsEveryEvent(t *testing.T) {
 		}
 		for _, d := range f.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "EventType" {
+				if id, ok := fn.Recv.List[0].Type.(*ast.Ident); ok && id.Name == "SubagentEvent" {
+					continue
+				}
 				methods++
 			}
 		}

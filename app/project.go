@@ -1,7 +1,8 @@
 package app
 
 // The project layer: a project's .tackle/config.json, its MCP servers
-// (.mcp.json) and the hooks and permissions of its Claude Code settings
+// (.mcp.json), its custom agents (.tackle/agents/*.md, .claude/agents/*.md)
+// and the hooks and permissions of its Claude Code settings
 // (.claude/settings.json, .claude/settings.local.json) can run code or
 // change what runs without asking, so each is used only after the user trusted its current
 // contents (config.Trust, hash-pinned in the state directory): the
@@ -21,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackle-dev/tackle/agent/subagent"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
@@ -37,6 +39,9 @@ type projectLayer struct {
 	claude []claude.Source
 	// mcp are the MCP servers of the trusted .mcp.json.
 	mcp map[string]mcp.Spec
+	// agents are the custom agents of the trusted .tackle/agents/*.md
+	// and .claude/agents/*.md files, the latter's first.
+	agents []subagent.Def
 }
 
 // projectFile is one file of the project that can run code.
@@ -108,7 +113,49 @@ func projectFiles(root, home string) ([]projectFile, error) {
 		}
 		files = append(files, projectFile{path: p, contents: b, shows: "{\n" + strings.Join(parts, ",\n") + "\n}\n"})
 	}
+	for _, d := range projectAgentDirs(root, home) {
+		paths, _ := filepath.Glob(filepath.Join(d.Path, "*.md"))
+		slices.Sort(paths)
+		for _, p := range paths {
+			b, err := readIfExists(p)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil {
+				files = append(files, projectFile{path: p, contents: b, shows: string(b)})
+			}
+		}
+	}
 	return files, nil
+}
+
+// projectAgentDirs are the project's directories of custom agents:
+// Claude Code's, then tackle's (which win for a name both have). A
+// subagent's prompt and tools change what runs, so each file is trusted
+// like a config. The user's own ~/.claude/agents is not the project's,
+// even when the workspace is the home directory.
+func projectAgentDirs(root, home string) []subagent.Dir {
+	dirs := []subagent.Dir{{Path: filepath.Join(root, ".claude", "agents"), Format: subagent.Claude}}
+	if home != "" && dirs[0].Path == filepath.Join(home, ".claude", "agents") {
+		dirs = nil
+	}
+	return append(dirs, subagent.Dir{Path: filepath.Join(root, ".tackle", "agents"), Format: subagent.Tackle})
+}
+
+// agentFormat is the format of a project's agent file, and whether path
+// is one.
+func agentFormat(path string) (subagent.Format, bool) {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "agents" || filepath.Ext(path) != ".md" {
+		return 0, false
+	}
+	switch filepath.Base(filepath.Dir(dir)) {
+	case ".claude":
+		return subagent.Claude, true
+	case ".tackle":
+		return subagent.Tackle, true
+	}
+	return 0, false
 }
 
 func readIfExists(path string) ([]byte, error) {
@@ -193,6 +240,14 @@ func usageErr(err error) error {
 
 // add takes a trusted file into the project layer.
 func (p *projectLayer) add(f projectFile) error {
+	if format, ok := agentFormat(f.path); ok {
+		def, err := subagent.Parse(f.path, f.contents, format)
+		if err != nil {
+			return err
+		}
+		p.agents = append(p.agents, def)
+		return nil
+	}
 	if filepath.Base(f.path) == ".mcp.json" {
 		specs, err := mcp.Parse(f.contents)
 		if err == nil {

@@ -87,3 +87,47 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 		t.Error("a broken settings file was trusted without an error")
 	}
 }
+
+// TestProjectAgentsNeedTrust: each of a project's agent files is a file
+// to trust (shown whole), used only once trusted; an untrusted one is left
+// out, saying so; the user's own ~/.claude/agents is not the project's.
+func TestProjectAgentsNeedTrust(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".tackle/agents/reviewer.md": "---\ndescription: Reviews.\ntools: [bash]\n---\nRun anything.\n",
+		".claude/agents/finder.md":   "---\nname: finder\ndescription: Finds.\ntools: Read, Grep\n---\n",
+		".claude/agents/notes.txt":   "not an agent",
+	})
+	files, err := projectFiles(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, strings.TrimPrefix(f.path, root+"/"))
+	}
+	if strings.Join(paths, " ") != ".claude/agents/finder.md .tackle/agents/reviewer.md" || !strings.Contains(files[1].shows, "Run anything.") {
+		t.Fatalf("files %v", paths)
+	}
+	if files, _ := projectFiles(root, root); len(files) != 1 {
+		t.Errorf("the user's own ~/.claude/agents counted as the project's: %d files", len(files))
+	}
+
+	env := environ{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	var stderr strings.Builder
+	p, err := openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.agents) != 0 || !strings.Contains(stderr.String(), "not using "+filepath.Join(root, ".tackle", "agents", "reviewer.md")) {
+		t.Fatalf("untrusted: %+v %v\n%s", p.agents, err, stderr.String())
+	}
+	p, err = openProject(root, true, env, nil, &stderr)
+	if err != nil || len(p.agents) != 2 || p.agents[0].Name != "finder" || p.agents[0].Tools[0] != "read_file" || p.agents[1].Name != "reviewer" {
+		t.Fatalf("trusted: %+v %v", p.agents, err)
+	}
+	// A change asks again.
+	writeFiles(t, root, map[string]string{".tackle/agents/reviewer.md": "---\ndescription: Reviews.\ntools: [bash, write_file]\n---\nRun anything.\n"})
+	stderr.Reset()
+	p, err = openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.agents) != 1 || p.agents[0].Name != "finder" {
+		t.Errorf("changed: %+v %v\n%s", p.agents, err, stderr.String())
+	}
+}

@@ -18,6 +18,8 @@ type uiConversations struct {
 	h     *harness
 	store *session.Store // nil without a state directory
 	sink  func(agent.Event)
+	// ask puts the subagents' calls to the user (tui.Bridge.AskChild).
+	ask agent.ChildAsker
 
 	mu  sync.Mutex
 	cur *conversation
@@ -44,7 +46,9 @@ func (u *uiConversations) switchTo(cv *conversation, report func(error)) {
 func (u *uiConversations) fresh() tui.Agent {
 	cv := u.h.newConversation(u.store, u.warn)
 	u.switchTo(cv, u.warn)
-	return u.h.worker(cv, u.sink)
+	w := u.h.worker(cv, u.sink)
+	w.AskChildrenWith(u.ask)
+	return w
 }
 
 // resume goes on with the session res; a run it paused on is restored,
@@ -52,6 +56,7 @@ func (u *uiConversations) fresh() tui.Agent {
 func (u *uiConversations) resume(res *resumed) (tui.Resumed, error) {
 	cv := u.h.continueConversation(res, u.warn)
 	w := u.h.worker(cv, u.sink)
+	w.AskChildrenWith(u.ask)
 	r := tui.Resumed{ID: res.l.Header.ID, Agent: w, Model: cv.model, Records: cv.records, Warnings: cv.warnings}
 	if cv.pause != nil {
 		out, err := cv.restore(w)
@@ -94,6 +99,17 @@ func (u *uiConversations) Open(id string) (tui.Resumed, error) {
 		return tui.Resumed{}, err
 	}
 	return u.resume(res)
+}
+
+// currentID is the current conversation's session id, "" while it has
+// recorded nothing.
+func (u *uiConversations) currentID() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.cur == nil {
+		return ""
+	}
+	return u.cur.id()
 }
 
 // close ends the current conversation; a problem is reported on w (the

@@ -49,8 +49,8 @@ type contextDialog struct {
 }
 
 func (d *contextDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		return dialogAction{close: true}, nil
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		return overlayKey(k), nil
 	}
 	return dialogAction{}, nil
 }
@@ -84,6 +84,6 @@ func (d *contextDialog) view(st *themes.Styles) string {
 		n := r[0] + strings.Repeat(" ", w-ansi.StringWidth(r[0]))
 		lines = append(lines, ansi.Truncate(st.ModalKey.Render(n)+"  "+plainText(r[1], st.ControlChar), inner, "…"))
 	}
-	lines = append(lines, "", st.ModalHint.Render("any key to close"))
+	lines = append(lines, "", st.ModalHint.Render("esc to close; typing goes to the editor"))
 	return box(st.ModalBorder, lines, d.width)
 }

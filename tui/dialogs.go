@@ -47,6 +47,23 @@ type dialogAction struct {
 	// undoForce, when set, undoes that many turns, overwriting files that
 	// changed since (the user confirmed).
 	undoForce int
+	// save, when set, saves rules to a config file (RuleFiles).
+	save *ruleSave
+	// model and mode, when set, switch the model or the approval mode
+	// (a picker's choice).
+	model, mode string
+	// forward, when set, is a key that closed an overlay and goes on to
+	// the editor (typing /cost right after /status).
+	forward *tea.KeyPressMsg
+}
+
+// overlayKey is how an overlay answers a key it does not scroll with:
+// esc, enter and q close it; any other key closes it and goes on.
+func overlayKey(msg tea.KeyPressMsg) dialogAction {
+	if key.Matches(msg, dialogKeys().dismiss) {
+		return dialogAction{close: true}
+	}
+	return dialogAction{close: true, forward: &msg}
 }
 
 func (m *Model) pushDialog(d dialog) {
@@ -71,10 +88,17 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd { return m.dialogMsg(msg)
 func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 	top := m.dialogs[len(m.dialogs)-1]
 	act, cmd := top.update(msg)
-	return tea.Batch(cmd, m.dialogAction(top, act))
+	var save tea.Cmd
+	if act.save != nil && m.opts.RuleFiles != nil {
+		save = saveRules(m.opts.RuleFiles, *act.save)
+	}
+	return tea.Batch(cmd, m.dialogAction(top, act), save)
 }
 
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
+	if a, ok := d.(*approvalDialog); ok && a.answer != nil {
+		return m.childAnswered(a, act)
+	}
 	if act.decided != nil {
 		m.showDecided(*act.decided)
 	}
@@ -89,6 +113,15 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.fill != nil {
 		m.input.setValue(*act.fill)
+	}
+	if act.model != "" {
+		m.setModel(act.model)
+	}
+	if act.mode != "" {
+		m.setMode(act.mode)
+	}
+	if act.forward != nil && len(m.dialogs) == 0 {
+		return m.handleKey(*act.forward)
 	}
 	switch {
 	case act.undoForce > 0:
@@ -196,13 +229,26 @@ type helpDialog struct {
 	keys [][2]string
 }
 
-// pager is a dialog of lines that scrolls: up/down (k/j), page keys,
-// home/end and the mouse wheel move it, any other key closes it.
+// pager is a dialog of lines that scrolls: the arrows, page keys,
+// home/end and the mouse wheel move it; esc, enter and q close it; any
+// other key closes it and goes on to the editor (overlayKey).
 type pager struct {
 	lines  []string
 	scroll int
 	rows   int
 	width  int
+}
+
+// typingHelp are the rows of /help's section on what the editor reads
+// in the text itself.
+func typingHelp() [][2]string {
+	return [][2]string{
+		{"!command", "run a shell command yourself, through the bash tool, its hooks and approvals; it and its output go to the model with your next message"},
+		{"@path", "attach a file of the workspace to the message (tab completes the path)"},
+		{"/command", "a slash command (below); tab completes it"},
+		{"\\ enter", "a \\ at the end of the message continues it on a new line"},
+		{"paste", "a large paste shows as [paste #1: N lines, N bytes], here and in the transcript, and is sent whole"},
+	}
 }
 
 // helpCommands are the rows of /help's command section.
@@ -220,6 +266,10 @@ func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		last := max(len(d.lines)-d.rows, 0)
+		if msg.Text != "" && !key.Matches(msg, dialogKeys().dismiss) {
+			// Typed text (j, k, g, space too) is the editor's.
+			return overlayKey(msg), nil
+		}
 		switch k := dialogKeys(); {
 		case key.Matches(msg, k.up):
 			d.scroll = max(d.scroll-1, 0)
@@ -234,7 +284,7 @@ func (d *pager) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 		case key.Matches(msg, k.bottom):
 			d.scroll = last
 		default:
-			return dialogAction{close: true}, nil
+			return overlayKey(msg), nil
 		}
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
@@ -266,6 +316,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 		}
 	}
 	section("Keys", d.keys)
+	section("Typing", typingHelp())
 	section("Approval dialog", approvalHelp())
 	section("Commands", helpCommands())
 	d.setLines(lines, height)
@@ -281,7 +332,7 @@ func (d *pager) setLines(lines []string, height int) {
 func (d *pager) view(st *themes.Styles) string {
 	end := min(d.scroll+d.rows, len(d.lines))
 	lines := append([]string(nil), d.lines[d.scroll:end]...)
-	hint := "any key to close"
+	hint := "esc to close; typing goes to the editor"
 	if end < len(d.lines) {
 		hint = "↓ more (pgdn) · " + hint
 	}

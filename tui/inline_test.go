@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
@@ -76,5 +77,113 @@ func TestInlineViewFitsTheTerminal(t *testing.T) {
 	}
 	if s := h.screen(); !strings.Contains(s, "line 99") {
 		t.Fatalf("the newest text is not shown:\n%s", s)
+	}
+}
+
+// printChunks returns each text printed above the program, in order.
+func (h *harness) printChunks() []string {
+	var out []string
+	for _, m := range h.out {
+		v := reflect.ValueOf(m)
+		if v.Kind() == reflect.Struct && v.Type().Name() == "printLineMessage" {
+			out = append(out, ansi.Strip(v.Field(0).String()))
+		}
+	}
+	return out
+}
+
+// TestInlinePrintsInChunksThatFitTheScreen: an answer taller than the
+// screen reaches the scrollback in order, in chunks no taller than the
+// room the frame leaves (Bubble Tea's insertAbove scrambles the screen
+// past that), and no chunk goes out before the last one was printed.
+func TestInlinePrintsInChunksThatFitTheScreen(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "line %d\n\n", i)
+	}
+	h.typeText("long").keys("enter")
+	h.hold = true
+	h.events(agent.TextDelta{Text: b.String()}, agent.AssistantMessage{Message: chat.Message{Content: b.String()}})
+	// Held: the first chunk is out, the rest waits for its printedMsg.
+	before := len(h.printChunks())
+	h.release()
+	chunks := h.printChunks()[before:]
+	if len(chunks) < 2 {
+		t.Fatalf("a 120-line answer went out in %d chunks", len(chunks))
+	}
+	room := h.m.inlineRoom()
+	for i, c := range chunks {
+		if n := strings.Count(c, "\n") + 1; n > room {
+			t.Errorf("chunk %d is %d rows, over the %d the frame leaves", i, n, room)
+		}
+	}
+	all := strings.Join(chunks, "\n")
+	last := -1
+	for i := range 60 {
+		at := strings.Index(all, fmt.Sprintf("line %d\n", i))
+		if i == 59 {
+			at = strings.Index(all, "line 59")
+		}
+		if at <= last {
+			t.Fatalf("line %d is printed out of order (or missing):\n%s", i, all)
+		}
+		last = at
+	}
+}
+
+// TestInlineHeldChunksWaitForThePrint: with Cmds held, one chunk is
+// handed out per printedMsg.
+func TestInlineHeldChunksWaitForThePrint(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("long").keys("enter")
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "line %d\n\n", i)
+	}
+	h.events(agent.TextDelta{Text: b.String()})
+	h.hold = true
+	h.events(agent.AssistantMessage{Message: chat.Message{Content: b.String()}})
+	h.send(tea.KeyPressMsg{Code: 'x', Text: "x"}) // more updates while a chunk is out
+	if !h.m.print.inFlight || len(h.m.print.queue) == 0 {
+		t.Fatalf("in flight %v with %d lines queued, want a chunk out and the rest queued", h.m.print.inFlight, len(h.m.print.queue))
+	}
+	n := 0
+	for _, c := range h.held {
+		if c != nil && isSequence(c()) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d chunks handed out before the first was printed, want 1", n)
+	}
+}
+
+// TestInlineFrameShrinksFromItsTop: a shorter frame is first drawn as
+// tall as the one before with the cursor at its top-left (Bubble Tea
+// moves up to a shrunk frame's top from the cursor's row cut to the new
+// height, leaving the old frame's top rows behind); it shrinks once the
+// terminal answered two cursor position requests.
+func TestInlineFrameShrinksFromItsTop(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("go").keys("enter")
+	h.events(agent.TextDelta{Text: "one\n\ntwo\n\nthree\n\nfour"})
+	tall := strings.Count(h.m.View().Content, "\n") + 1
+	h.hold = true
+	h.events(agent.AssistantMessage{Message: chat.Message{Content: "one\n\ntwo\n\nthree\n\nfour"}})
+	v := h.m.View()
+	if got := strings.Count(v.Content, "\n") + 1; got != tall {
+		t.Errorf("the frame went from %d to %d rows at once", tall, got)
+	}
+	if v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("the cursor is at %+v while the frame waits to shrink, want the top-left", v.Cursor)
+	}
+	h.send(tea.CursorPositionMsg{})
+	if got := strings.Count(h.m.View().Content, "\n") + 1; got != tall {
+		t.Errorf("the frame shrank after one answer (%d rows)", got)
+	}
+	h.send(tea.CursorPositionMsg{})
+	if got := strings.Count(h.m.View().Content, "\n") + 1; got >= tall {
+		t.Errorf("the frame is %d rows after both answers, want fewer than %d", got, tall)
 	}
 }

@@ -59,11 +59,14 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	if name, arg, ok := parseCommand(raw); ok {
-		text, added := m.input.submit()
+		text, _, added := m.input.submit()
 		return tea.Batch(m.saveHistory(text, added), m.command(name, arg))
 	}
-	text, added := m.input.submit()
+	text, shown, added := m.input.submit()
 	save := m.saveHistory(text, added)
+	if shown != text {
+		m.pasted[text] = shown // the transcript shows the placeholders
+	}
 	if m.running || m.quitting {
 		m.queue = append(m.queue, text)
 		return save
@@ -121,9 +124,9 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) quitNow() tea.Cmd {
 	m.quitting = true
 	if m.opts.Inline {
-		if lines := m.scrollback(); len(lines) > 0 {
-			return tea.Sequence(tea.Println(strings.Join(lines, "\n")), tea.Quit)
-		}
+		m.queuePrint(m.scrollback())
+		m.print.quit = true
+		return m.printNext()
 	}
 	return tea.Quit
 }

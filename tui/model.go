@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,10 +27,12 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/internal/markdown"
 )
@@ -43,6 +46,9 @@ type Agent interface {
 	// output into the conversation.
 	RunCommand(ctx context.Context, command string) (agent.Outcome, error)
 	SetModel(model string)
+	// Note tells the model something that happened outside the
+	// conversation, with the next user message (files /undo restored).
+	Note(text string)
 	// Compact compacts the conversation now (/compact).
 	Compact(ctx context.Context, focus string) (agent.Compacted, error)
 }
@@ -51,8 +57,9 @@ type Agent interface {
 type Policy interface {
 	Mode() approval.Mode
 	SetMode(approval.Mode)
-	// AlwaysRules are the session rules approving call "always" adds.
-	AlwaysRules(call chat.ToolCall) []approval.Rule
+	// Always are the rules approving call "always" adds: only rules that
+	// cover the whole call, none when no rule can.
+	Always(call chat.ToolCall) []approval.Rule
 	// Permissions lists the rules in force with their sources, for
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
@@ -89,6 +96,9 @@ type Options struct {
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
+	// RuleFiles, when set, lets the approval dialog and /permissions save
+	// a rule to the user's or the project's config file.
+	RuleFiles RuleFiles
 
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
@@ -110,8 +120,10 @@ type Options struct {
 	// CheckKeys). An invalid keymap leaves the defaults.
 	Keys map[string][]string
 
-	// Model is the model name shown in the status line.
-	Model string
+	// Model is the model name shown in the status line. Models, when
+	// set, lists the endpoint's models for /model's picker.
+	Model  string
+	Models Models
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
 
@@ -142,6 +154,12 @@ type Options struct {
 	// ContextParts.
 	ContextParts []ContextPart
 	ContextLive  func() []ContextPart
+
+	// Prompt, when set, is the first message, sent as the UI starts (as
+	// if typed and sent): `tackle "explain main.go"`. When the UI starts
+	// with a dialog (a session to pick, a pause to answer) it waits in
+	// the editor instead.
+	Prompt string
 
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
@@ -188,6 +206,7 @@ type Model struct {
 	// compactWaiting is the end of /compact, waiting for its last events.
 	compactWaiting *compactDoneMsg
 	running        bool
+	userCommand    bool // the run is the user's !cmd
 	cancel         context.CancelFunc
 	interrupting   bool
 	turnStart      time.Time
@@ -200,9 +219,14 @@ type Model struct {
 	thinking       *thinkingEntry // the reasoning being streamed
 	tools          map[string]*toolEntry
 	checks         *checksEntry
-	retry          string // "retry 1/3" while a turn-end check is being answered
+	retry          string           // "retry 1/3" while a turn-end check is being answered
+	modelRetry     string           // the model request failed and waits to be retried: why, and when
+	plan           []tools.TodoItem // the model's plan, pinned above the editor (plan.go)
 
 	queue []string // prompts typed while a turn runs, sent after it
+	// pasted are prompts with large pastes as the transcript shows them:
+	// each paste as its placeholder.
+	pasted map[string]string
 
 	model    string
 	mode     approval.Mode
@@ -223,8 +247,14 @@ type Model struct {
 	quitting  bool
 	final     bool // the session is over: entries are drawn for the scrollback
 
-	inlineHeight int    // inline mode: the tallest view so far, which it keeps
-	notice       string // a one-off hint in the status line
+	// past are the entries of the conversations before /new and /resume
+	// cleared the screen (full-screen mode; inline mode printed them):
+	// the transcript written when the session ends begins with them.
+	past []entry
+
+	print  printer     // inline mode: the lines on their way to the scrollback
+	frame  inlineFrame // inline mode: the frame on the screen
+	notice string      // a one-off hint in the status line
 
 	// The rule and the status line as last drawn: the view is drawn after
 	// every message, and most messages change neither.
@@ -267,6 +297,7 @@ func New(opts Options) *Model {
 		darkBG:     true,
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
+		pasted:     map[string]string{},
 		model:      opts.Model,
 		focus:      -1,
 	}
@@ -308,7 +339,23 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PickSession {
 		cmds = append(cmds, m.pickSession())
 	}
+	if m.opts.Prompt != "" {
+		cmds = append(cmds, func() tea.Msg { return firstPromptMsg{} })
+	}
 	return tea.Batch(cmds...)
+}
+
+// firstPromptMsg sends Options.Prompt.
+type firstPromptMsg struct{}
+
+// firstPrompt sends the prompt the UI was started with, as if typed; with
+// a dialog open it waits in the editor.
+func (m *Model) firstPrompt() tea.Cmd {
+	m.input.setValue(m.opts.Prompt)
+	if len(m.dialogs) > 0 || m.opts.PickSession {
+		return nil
+	}
+	return m.submit()
 }
 
 // Update dispatches a message to the handler for its kind.
@@ -333,6 +380,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case mcpRestarted:
 		m.mcpRestartDone(msg)
+	case rulesSavedMsg:
+		m.rulesSaved(msg)
+	case modelsListedMsg:
+		m.modelsListed(msg)
+	case firstPromptMsg:
+		cmd = m.firstPrompt()
 	case resourcesRead:
 		cmd = m.resourcesDone(msg)
 	case promptGot:
@@ -348,6 +401,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout(true)
 	case spinMsg:
 		cmd = m.spinTick()
+	case printedMsg:
+		cmd = m.printed()
+	case tea.CursorPositionMsg:
+		cmd = m.cursorAnswered()
+	case syncTimeoutMsg:
+		if msg.seq == m.frame.seq {
+			m.synced()
+		}
 	case tea.MouseMsg:
 		// Only the wheel is used; clicks would reach the editor with
 		// screen coordinates.
@@ -375,11 +436,8 @@ func (m *Model) afterUpdate() tea.Cmd {
 		cmds = append(cmds, spinTick(m.tick))
 	}
 	if m.opts.Inline && m.ready {
-		rows, _ := m.screen()
-		m.inlineHeight = min(max(m.inlineHeight, len(rows)), m.height)
-		if lines := m.transcript.takePrintable(); len(lines) > 0 {
-			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
-		}
+		m.queuePrint(m.transcript.takePrintable())
+		cmds = append(cmds, m.syncFrame(), m.printNext())
 	}
 	return tea.Batch(cmds...)
 }
@@ -447,14 +505,19 @@ func (m *Model) chromeHeight() int {
 	if len(m.dialogs) > 0 {
 		return 1 // the status line; a dialog replaces the editor
 	}
-	return 1 + m.input.height() + 1
+	return len(m.planLines()) + 1 + m.input.height() + 1
 }
 
 func (m *Model) transcriptHeight() int { return max(m.height-m.chromeHeight(), 0) }
 
 func (m *Model) dialogWidth() int { return max(min(m.width, 120), 10) }
 
-func (m *Model) dialogHeight() int { return max(m.height-1, 5) }
+func (m *Model) dialogHeight() int {
+	if m.opts.Inline {
+		return max(m.inlineFrameMax()-1, 5)
+	}
+	return max(m.height-1, 5)
+}
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
@@ -467,6 +530,10 @@ func (m *Model) resize(w, h int) {
 // the entries not printed yet in inline mode.
 func (m *Model) scrollback() []string {
 	m.final = true
+	if len(m.past) > 0 {
+		m.transcript.entries = append(m.past, m.transcript.entries...)
+		m.past = nil
+	}
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -479,13 +546,21 @@ func (m *Model) scrollback() []string {
 	return m.transcript.takeAll()
 }
 
+// keepPast keeps the entries on the screen for the transcript written
+// when a full-screen session ends, before /new or /resume clears it.
+func (m *Model) keepPast() {
+	if !m.opts.Inline {
+		m.past = append(m.past, m.transcript.entries...)
+	}
+}
+
 // setTheme switches every style and the markdown renderer to th and
 // renders the transcript again.
 func (m *Model) setTheme(th themes.Theme) {
 	m.theme = th
 	m.styles = th.Styles()
 	m.md = markdown.NewRenderer(th.Glamour())
-	for _, e := range m.transcript.entries {
+	for _, e := range slices.Concat(m.past, m.transcript.entries) {
 		if a, ok := e.(*assistantEntry); ok {
 			a.setStream(m.restream(a.raw.String(), a.finished))
 		}
@@ -523,20 +598,12 @@ func (m *Model) View() tea.View {
 	if !m.ready {
 		return tea.NewView("")
 	}
-	if m.quitting && m.opts.Inline {
-		// Everything is printed above. The last frame is blank and as tall
-		// as the one before (the renderer leaves stray lines when an inline
-		// view shrinks); Run moves the cursor back over it on exit.
-		return tea.NewView(strings.Repeat(" \n", max(m.inlineHeight-1, 0)) + " ")
-	}
-	rows, cursor := m.screen()
-	if pad := m.inlineHeight - len(rows); m.opts.Inline && pad > 0 {
-		// The inline view never shrinks: a shrinking view and text printed
-		// above it in the same frame leave stray lines in the scrollback.
-		rows = append(make([]string, pad), rows...)
-		if cursor != nil {
-			cursor.Y += pad
-		}
+	var rows []string
+	var cursor *tea.Cursor
+	if m.opts.Inline {
+		rows, cursor = m.inlineView()
+	} else {
+		rows, cursor = m.screen()
 	}
 	v := tea.NewView(strings.Join(rows, "\n"))
 	v.Cursor = cursor
@@ -552,13 +619,13 @@ func (m *Model) View() tea.View {
 func (m *Model) screen() ([]string, *tea.Cursor) {
 	var rows []string
 	if m.opts.Inline {
-		rows = m.transcript.liveLines(max(m.height-m.chromeHeight()-1, 0))
+		rows = m.transcript.liveLines(max(m.inlineFrameMax()-m.chromeHeight(), 0))
 	} else {
 		rows = m.transcript.window()
 	}
 	var cursor *tea.Cursor
 	if len(m.dialogs) > 0 {
-		d := strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n")
+		d := centred(strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n"), m.width)
 		if m.opts.Inline {
 			rows = d
 		} else {
@@ -570,6 +637,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 			keep := max(len(rows)-len(menu), 0)
 			rows = append(rows[:keep:keep], menu...)
 		}
+		rows = append(rows, m.planLines()...)
 		rows = append(rows, m.rule.get(m.ruleKey(), m.ruleLine))
 		inputTop := len(rows)
 		rows = append(rows, m.input.lines...)
@@ -579,6 +647,23 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 		}
 	}
 	return append(rows, m.status.get(m.statusKey(), m.statusLine)), cursor
+}
+
+// centred moves lines, a dialog, to the middle of a screen width cells
+// wide (a dialog is at most 120 wide: on a wider screen it stood at the
+// left).
+func centred(lines []string, width int) []string {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	if pad := (width - w) / 2; pad > 0 {
+		indent := strings.Repeat(" ", pad)
+		for i, l := range lines {
+			lines[i] = indent + l
+		}
+	}
+	return lines
 }
 
 // memo keeps a string drawn from the state a key describes.

@@ -105,11 +105,13 @@ func (m *Model) sessionOpened(msg sessionOpenedMsg) tea.Cmd {
 // resumeSession shows res's transcript and goes on with it: with its
 // approval dialog when it paused.
 func (m *Model) resumeSession(res Resumed) tea.Cmd {
+	m.keepPast()
 	m.transcript.clear()
 	m.focus = -1
 	clear(m.tools)
 	m.checks, m.streaming, m.retry = nil, nil, ""
 	m.usage, m.ctxSize = chat.Usage{}, 0
+	m.plan = nil
 	m.agent = res.Agent
 	if res.Model != "" {
 		m.model = res.Model
@@ -157,7 +159,7 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindUsage:
 			if r.Usage != nil {
-				m.applyEvent(agent.UsageReport{Request: *r.Usage})
+				m.applyEvent(agent.UsageReport{Request: *r.Usage, Context: r.Context, Window: r.Window})
 			}
 		case session.KindCheck:
 			if r.Check != nil {
@@ -169,6 +171,8 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindModel:
 			m.note(noteInfo, "model: "+r.Model)
+		case session.KindTodos:
+			m.setPlan(r.Todos)
 		case session.KindCompaction:
 			if c := r.Compaction; c != nil {
 				m.note(noteInfo, fmt.Sprintf("conversation compacted: %d messages summarised, %d tool outputs shortened", c.Replaced, c.Pruned))
@@ -188,7 +192,7 @@ func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	msg := *r.Message
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
-		m.transcript.add(&userEntry{text: msg.Content})
+		m.transcript.add(&userEntry{text: agent.WithoutNotes(msg.Content)})
 	case msg.Role == chat.RoleUser && len(msg.Images) > 0:
 		// The images of the tool results above, which their lines
 		// describe.

@@ -38,12 +38,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	}
 	m.stopRuns(runWait)
 	m.settle()
-	if opts.Inline && m.quitting && err == nil && m.inlineHeight > 1 {
-		// The last frame was blank: put the cursor back at its top, so the
-		// shell prompt follows the session.
-		_, _ = fmt.Fprintf(out, "\x1b[%dA\r\x1b[J", m.inlineHeight-1)
-	}
-	if !opts.Inline && m.ready && !m.transcript.empty() {
+	if !opts.Inline && m.ready && (!m.transcript.empty() || len(m.past) > 0) {
 		// The colours are brought down to what the terminal shows, as the
 		// program's renderer does.
 		w := colorprofile.NewWriter(out, m.opts.Env)

@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // DefaultChunkSize is how many bytes of content or arguments go into one
@@ -31,10 +35,30 @@ type Script struct {
 	NoImages bool `json:"no_images,omitempty"`
 }
 
-// Rule answers every request whose last message contains a text.
+// Rule answers the requests whose last message contains a text
+// (LastContains), or those of the conversation whose first user message
+// contains one (FirstUserContains: a subagent's, whose task names it) —
+// exactly one of the two. Response answers every such request; Responses
+// answer them one after the other (a conversation's turns), and a request
+// after the last is one the script has no response for.
 type Rule struct {
-	LastContains string   `json:"last_contains"`
-	Response     Response `json:"response"`
+	LastContains      string     `json:"last_contains,omitempty"`
+	FirstUserContains string     `json:"first_user_contains,omitempty"`
+	Response          Response   `json:"response,omitzero"`
+	Responses         []Response `json:"responses,omitempty"`
+}
+
+// matches reports whether the rule answers a request of msgs.
+func (r Rule) matches(msgs []chat.Message) bool {
+	if r.LastContains != "" {
+		return len(msgs) > 0 && strings.Contains(msgs[len(msgs)-1].Content, r.LastContains)
+	}
+	for _, m := range msgs {
+		if m.Role == chat.RoleUser {
+			return strings.Contains(m.Content, r.FirstUserContains)
+		}
+	}
+	return false
 }
 
 // Model is a model as vLLM's /v1/models lists it.
@@ -78,6 +102,11 @@ type Response struct {
 	// the test lets the reply go once something else has happened (a
 	// server the client starts in the background is ready).
 	Hold bool `json:"hold,omitempty"`
+	// Await makes the server wait, before it answers, until it has
+	// received a request one of whose messages contains this text: two
+	// conversations that each await the other's request prove that they
+	// run at the same time (one after the other, neither would answer).
+	Await string `json:"await,omitempty"`
 	// Repeat makes this response answer every request from now on. It must
 	// be the last response of the script.
 	Repeat bool `json:"repeat,omitempty"`
@@ -211,6 +240,11 @@ func (s *Script) load(dir string) error {
 		if err := read(&s.Rules[i].Response); err != nil {
 			return err
 		}
+		for j := range s.Rules[i].Responses {
+			if err := read(&s.Rules[i].Responses[j]); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -236,14 +270,24 @@ func (s Script) Validate() error {
 		return errors.New("llmtest: script has no responses")
 	}
 	for i, r := range s.Rules {
-		if r.LastContains == "" {
-			return fmt.Errorf("llmtest: rule %d: last_contains is empty", i)
+		if (r.LastContains == "") == (r.FirstUserContains == "") {
+			return fmt.Errorf("llmtest: rule %d: give one of last_contains and first_user_contains", i)
 		}
-		if err := r.Response.validate(); err != nil {
-			return fmt.Errorf("llmtest: rule %d: %w", i, err)
+		one := !reflect.DeepEqual(r.Response, Response{})
+		if one == (len(r.Responses) > 0) {
+			return fmt.Errorf("llmtest: rule %d: give one of response and responses", i)
 		}
-		if r.Response.Repeat || r.Response.Times != 0 {
-			return fmt.Errorf("llmtest: rule %d: a rule answers every request it matches: no repeat or times", i)
+		rs := r.Responses
+		if one {
+			rs = []Response{r.Response}
+		}
+		for j, resp := range rs {
+			if err := resp.validate(); err != nil {
+				return fmt.Errorf("llmtest: rule %d: response %d: %w", i, j, err)
+			}
+			if resp.Repeat || resp.Times != 0 {
+				return fmt.Errorf("llmtest: rule %d: a rule answers each request it matches once: no repeat or times", i)
+			}
 		}
 	}
 	for i, r := range s.Responses {

@@ -23,6 +23,15 @@
 //	{"rules": [{"last_contains": "<conversation>", "response": {"content": "The summary."}}],
 //	 "responses": [{"tool_calls": [...], "times": 200}, {"content": "Done."}]}
 //
+// or, in turn, the requests of the conversation whose first user message
+// contains a text (a subagent's, whose task names it); a response can
+// await another conversation's request (two that await each other prove
+// they run at the same time):
+//
+//	{"rules": [{"first_user_contains": "ALPHA", "responses": [{"content": "a", "await": "BETA"}]},
+//	           {"first_user_contains": "BETA", "responses": [{"content": "b", "await": "ALPHA"}]}],
+//	 "responses": [...]}
+//
 // A request the script has no response for is answered with a 500 (with
 // x-should-retry: false) and fails the test when the server is cleaned
 // up; so does a request the server cannot decode or a request to any
@@ -64,9 +73,11 @@ type Server struct {
 	script  Script
 	closing chan struct{}
 
-	mu       sync.Mutex
-	next     int // the response for the next streaming request
-	used     int // the requests the response at next has answered
+	mu   sync.Mutex
+	next int // the response for the next streaming request
+	used int // the requests the response at next has answered
+	// ruleUsed counts the requests each rule with Responses answered.
+	ruleUsed map[int]int
 	requests []Request
 	probes   []string // "GET /v1/models", ...
 	stalls   int
@@ -137,6 +148,40 @@ func (s *Server) Probes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.probes...)
+}
+
+// received reports whether a request one of whose messages contains text
+// has been received; s.mu is held.
+func (s *Server) received(text string) bool {
+	for _, r := range s.requests {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// await waits until a request one of whose messages contains text has
+// been received (Response.Await); false when ctx ends or the server
+// closes first.
+func (s *Server) await(ctx context.Context, text string) bool {
+	for {
+		s.mu.Lock()
+		ok, changed := s.received(text), s.changed
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		case <-s.closing:
+			return false
+		}
+	}
 }
 
 // WaitRequests waits until at least n requests have been received.
@@ -279,6 +324,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if resp.Await != "" && !s.await(r.Context(), resp.Await) {
+		return // the client went away, or the server closes
+	}
 
 	st := stream{
 		id:           fmt.Sprintf("chatcmpl-llmtest-%d", n),
@@ -292,12 +340,22 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 // take returns the response for req: a rule's that matches it, else the
 // next of the sequence; s.mu must be held.
 func (s *Server) take(req Request) (Response, bool) {
-	if n := len(req.Messages); n > 0 {
-		for _, rule := range s.script.Rules {
-			if strings.Contains(req.Messages[n-1].Content, rule.LastContains) {
-				return rule.Response, true
-			}
+	for i, rule := range s.script.Rules {
+		if !rule.matches(req.Messages) {
+			continue
 		}
+		if len(rule.Responses) == 0 {
+			return rule.Response, true
+		}
+		if s.ruleUsed == nil {
+			s.ruleUsed = map[int]int{}
+		}
+		n := s.ruleUsed[i]
+		if n >= len(rule.Responses) {
+			return Response{}, false
+		}
+		s.ruleUsed[i]++
+		return rule.Responses[n], true
 	}
 	rs := s.script.Responses
 	if s.next < len(rs) {

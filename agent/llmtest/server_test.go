@@ -760,3 +760,71 @@ func TestServerHoldWaitsForRelease(t *testing.T) {
 		t.Errorf("second response: %s", body)
 	}
 }
+
+// TestConversationRules: a first_user_contains rule answers the requests
+// of its conversation in turn, out of the sequence of responses; a request
+// past its last response is one the script has none for.
+func TestConversationRules(t *testing.T) {
+	s, err := ParseScript([]byte(`{
+		"rules": [{"first_user_contains": "TASK-A", "responses": [{"content": "a1"}, {"content": "a2"}]}],
+		"responses": [{"content": "main1"}, {"content": "main2"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(t, s)
+	ask := func(first, last string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"model":"m","messages":[{"role":"system","content":"TASK-A in the system prompt counts not"},{"role":"user","content":%q},{"role":"user","content":%q}],"stream":true}`, first, last)
+		b, _ := io.ReadAll(post(t, t.Context(), srv, body).Body)
+		var text strings.Builder
+		for _, data := range frameData(t, b) {
+			var c wireChunk
+			if json.Unmarshal([]byte(data), &c) == nil && len(c.Choices) > 0 && c.Choices[0].Delta.Content != nil {
+				text.WriteString(*c.Choices[0].Delta.Content)
+			}
+		}
+		return text.String()
+	}
+	var got []string
+	for _, q := range [][2]string{{"hi", "x"}, {"do TASK-A", "x"}, {"hi", "TASK-A later"}, {"do TASK-A", "y"}} {
+		got = append(got, ask(q[0], q[1]))
+	}
+	if want := []string{"main1", "a1", "main2", "a2"}; !slices.Equal(got, want) {
+		t.Errorf("answers = %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		`{"responses":[{"content":"x"}],"rules":[{"first_user_contains":"a","last_contains":"b","response":{"content":"y"}}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"first_user_contains":"a"}]}`,
+		`{"responses":[{"content":"x"}],"rules":[{"first_user_contains":"a","response":{"content":"y"},"responses":[{"content":"z"}]}]}`,
+	} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("ParseScript(%s) accepted it", bad)
+		}
+	}
+}
+
+// TestAwaitHoldsUntilAnotherRequest: a response that awaits a text is
+// sent only once a request carrying it has arrived.
+func TestAwaitHoldsUntilAnotherRequest(t *testing.T) {
+	srv := NewServer(t, Script{Responses: []Response{{Await: "second", Content: "first done"}, {Content: "second done"}}})
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(post(t, t.Context(), srv, streamBody).Body)
+		got <- string(b)
+	}()
+	if err := srv.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case body := <-got:
+		t.Fatalf("the awaiting response answered before the request it awaits: %s", body)
+	default:
+	}
+	b, _ := io.ReadAll(post(t, t.Context(), srv, strings.Replace(streamBody, `"hi"`, `"the second"`, 1)).Body)
+	if !strings.Contains(string(b), `"content":"seco"`) {
+		t.Errorf("second: %s", b)
+	}
+	if body := <-got; !strings.Contains(body, `"content":"firs"`) {
+		t.Errorf("first: %s", body)
+	}
+}

@@ -92,13 +92,15 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindDecision, Decision: &d}, true
 	case agent.UsageReport:
 		u := e.Request
-		return Record{Kind: KindUsage, Usage: &u}, true
+		return Record{Kind: KindUsage, Usage: &u, Context: e.Context, Window: e.Window}, true
 	case agent.PausedEvent:
 		// The pending calls are those of the state (Load finds them
 		// there): a paused call's arguments are written once.
 		return Record{Kind: KindPaused, Paused: e.State}, true
 	case agent.ToolCallDecided:
 		return Record{Kind: KindAnswered, Answers: []Answer{{CallID: e.Call.ID, Verdict: e.Verdict.String(), Reason: e.Reason, By: e.By}}}, true
+	case agent.NoteAdded:
+		return Record{Kind: KindNote, Note: e.Text}, true
 	case agent.ModelChanged:
 		return Record{Kind: KindModel, Model: e.Model}, true
 	case agent.CheckFinished:
@@ -110,6 +112,8 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindCompaction, Compaction: &Compaction{
 			Messages: e.Messages, Summary: e.Summary, Replaced: e.Replaced, Pruned: e.Pruned, Focus: e.Focus,
 		}}, true
+	case agent.TodoUpdated:
+		return Record{Kind: KindTodos, Todos: e.Todos}, true
 	case agent.TurnFinished:
 		o := e.Outcome
 		return Record{Kind: KindOutcome, Outcome: &Outcome{Status: string(o.Status), Reason: o.Reason, Usage: o.Usage}}, true

@@ -12,6 +12,7 @@ import (
 	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/hooktest"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -229,6 +230,23 @@ func TestRecorderKeepsModelSwitchesAndChecks(t *testing.T) {
 	}
 }
 
+// A request's usage is kept with the conversation's size and the
+// model's window, so a resumed session shows its context use at once.
+func TestRecorderKeepsTheContextUse(t *testing.T) {
+	s := Open(t.TempDir())
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, nil)
+	rec.Event(agent.UsageReport{Request: chat.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100}, Context: 100, Window: 128000})
+	rec.Close()
+	info, _, _ := s.Latest("/src/proj")
+	l, err := Load(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := l.Records[len(l.Records)-1]; u.Kind != KindUsage || u.Usage.PromptTokens != 90 || u.Context != 100 || u.Window != 128000 {
+		t.Errorf("the usage record = %+v", u)
+	}
+}
+
 // A compaction the Worker makes is recorded with the conversation after
 // it, so a resumed session starts from exactly what the Worker held.
 func TestRecorderKeepsACompaction(t *testing.T) {
@@ -273,5 +291,45 @@ func TestRecorderKeepsACompaction(t *testing.T) {
 	}
 	if got, want := l.Messages(), w.Messages(); !reflect.DeepEqual(got, want) {
 		t.Errorf("loaded conversation:\n%+v\nthe Worker's:\n%+v", got, want)
+	}
+}
+
+// TestRecorderKeepsThePlanNotTheSubagents: a plan the model set is
+// recorded (redacted) and loads back; a subagent's events are not the
+// session's — its run's end is not an outcome of the session's runs, its
+// decisions not its decisions.
+func TestRecorderKeepsThePlanNotTheSubagents(t *testing.T) {
+	s := Open(t.TempDir())
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, nil)
+	rec.SetRedact(func(s string) string { return strings.ReplaceAll(s, "secret", "[REDACTED]") })
+	rec.Message(agent.AddedMessage{Message: chat.UserMessage("plan it"), Prompt: true})
+	rec.Event(agent.TodoUpdated{Todos: []tools.TodoItem{{Content: "rotate the secret", Status: tools.TodoInProgress}}})
+	who := hooks.Agent{ID: "t1", Parent: hooks.MainAgent, Type: "general"}
+	rec.Event(agent.SubagentEvent{Agent: who, Event: agent.HookDecision{Decision: hooks.Decision{Event: hooks.PreToolCall, Hook: "x", Result: "skip"}}})
+	rec.Event(agent.SubagentEvent{Agent: who, Event: agent.TurnFinished{Outcome: agent.Outcome{Status: agent.StatusFinished}}})
+	rec.Event(agent.TodoUpdated{})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Find("/src/proj", rec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range l.Records {
+		got = append(got, string(r.Kind))
+	}
+	if want := []string{"message", "todos", "todos"}; !slices.Equal(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+	if td := l.Records[1].Todos; len(td) != 1 || td[0].Content != "rotate the [REDACTED]" || td[0].Status != tools.TodoInProgress {
+		t.Errorf("the plan loaded as %+v", td)
+	}
+	if len(l.Records[2].Todos) != 0 {
+		t.Errorf("the cleared plan loaded as %+v", l.Records[2].Todos)
 	}
 }

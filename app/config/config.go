@@ -118,8 +118,25 @@ type Config struct {
 	CompactThreshold Threshold `json:"compact_threshold,omitempty"`
 	CompactKeepTurns KeepTurns `json:"compact_keep_turns,omitempty"`
 
+	// Subagents configures the task tool's subagents: the tools of the
+	// general agent (and of a custom agent that names none), read-only
+	// unless this names others; their model; their request budget.
+	Subagents Subagents `json:"subagents,omitzero"`
+
 	// Path is the file the config was read from ("" when there was none).
 	Path string `json:"-"`
+}
+
+// Subagents are the subagents' settings (Config.Subagents).
+type Subagents struct {
+	// Tools are tool names (read_file, bash, mcp__server__tool); unset
+	// gives the read-only tools.
+	Tools []string `json:"tools,omitempty"`
+	// Model is their model unless a task or its agent names one; unset
+	// is the main agent's.
+	Model string `json:"model,omitempty"`
+	// MaxRequests caps each subagent's model requests.
+	MaxRequests *int `json:"max_requests,omitempty"`
 }
 
 // UserPath returns the user config file's path for the given environment

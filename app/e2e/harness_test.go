@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -272,6 +273,10 @@ type tmuxSession struct {
 	status string // the file the shell writes tackle's exit status to
 }
 
+// exitedMark is what the shell in the terminal prints after tackle exited:
+// the history holds all of tackle's output once it shows the mark.
+const exitedMark = "[tackle exited]"
+
 // needTmux returns the tmux binary, or skips the test when tmux is missing
 // outside CI (CI installs it: .ci/run).
 func needTmux(t *testing.T) string {
@@ -287,7 +292,10 @@ func needTmux(t *testing.T) string {
 }
 
 // startTUI starts the binary with args in a 100×30 terminal.
-func (e *e2e) startTUI(args ...string) *tmuxSession {
+func (e *e2e) startTUI(args ...string) *tmuxSession { return e.startTUISize(100, 30, args...) }
+
+// startTUISize starts the binary with args in a terminal of w×h cells.
+func (e *e2e) startTUISize(w, h int, args ...string) *tmuxSession {
 	t := e.t
 	t.Helper()
 	needTmux(t)
@@ -304,13 +312,13 @@ func (e *e2e) startTUI(args ...string) *tmuxSession {
 
 	dir := t.TempDir()
 	status := filepath.Join(dir, "status")
-	line = append(line, ";", "echo", "$?", ">", shellQuote(status))
+	line = append(line, ";", "echo", "$?", ">", shellQuote(status), ";", "echo", exitedMark)
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g escape-time 10\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := &tmuxSession{t: t, status: status, socket: fmt.Sprintf("tackle-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tackle"}
-	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", "-c", cmd.Dir, strings.Join(line, " "))
+	s.tmux("-f", conf, "new-session", "-d", "-s", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-c", cmd.Dir, strings.Join(line, " "))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", s.capture(true))
@@ -364,6 +372,21 @@ func (s *tmuxSession) waitUntil(what string, cond func(string) bool) string {
 		}
 	}
 	s.t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
+	return ""
+}
+
+// waitUntilHistory polls the whole history until cond holds.
+func (s *tmuxSession) waitUntilHistory(what string, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var hist string
+	for time.Now().Before(deadline) {
+		hist = s.capture(true)
+		if cond(hist) {
+			return hist
+		}
+	}
+	s.t.Fatalf("timed out waiting for %s; the history is:\n%s", what, hist)
 	return ""
 }
 

@@ -527,6 +527,38 @@ func TestTurnEndHookThroughTheRegistry(t *testing.T) {
 	}
 }
 
+// TestSubagentTurnsJoinTheParentsTurn: a subagent's prompt does not
+// forget the files its parent's turn changed, its writes join them, and
+// its turn end checks nothing: the parent's turn end checks them all.
+func TestSubagentTurnsJoinTheParentsTurn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"go.mod": goMod, "main.go": badPrintf, "lib.go": "package main\n"}, Config{})
+	reg := hooks.NewRegistry()
+	f.c.Register(reg)
+	ctx := context.Background()
+	child := hooks.WithAgent(ctx, hooks.Agent{ID: "call_t", Parent: hooks.MainAgent, Type: "general"})
+
+	reg.RunPromptSubmit(ctx, &hooks.PromptInput{}, nil)
+	f.c.Track("lib.go")
+	reg.RunPromptSubmit(child, &hooks.PromptInput{}, nil)
+	// The write itself happened before (main.go has the bad Printf):
+	// the hook sees its call and result.
+	call := chat.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"path":"main.go","content":"..."}`}
+	reg.RunPostToolCall(child, &hooks.PostToolInput{Call: call, Result: chat.ToolResult{Status: chat.StatusOK}}, nil)
+	if got, want := f.c.Changed(), []string{"lib.go", "main.go"}; !slices.Equal(got, want) {
+		t.Fatalf("changed after the subagent = %v, want %v", got, want)
+	}
+	if res, _ := reg.RunTurnEnd(child, &hooks.TurnEndInput{}, 0, nil); res.Action != hooks.TurnFinish {
+		t.Errorf("the subagent's turn end = %+v", res)
+	}
+	if evs := f.takeEvents(); len(evs) != 0 {
+		t.Errorf("the subagent's turn end ran checks: %+v", evs)
+	}
+	if res, _ := reg.RunTurnEnd(ctx, &hooks.TurnEndInput{}, 0, nil); res.Action != hooks.TurnContinueWithMessages || !strings.Contains(res.Messages[0].Content, "main.go:6:14") {
+		t.Errorf("the parent's turn end = %+v", res)
+	}
+}
+
 func TestNewRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	reg := (*fakeInspector)(nil)

@@ -241,14 +241,20 @@ func Register(reg *hooks.Registry, cfg Config) (*Checker, error) {
 //     changed, and those a bash command changed (whatever its exit);
 //   - on_turn_end: check the run's files; see Check.
 //
+// A subagent's turn (hooks.Agent) neither forgets the files nor checks
+// them: what it changes joins the files of the turn that started it, and
+// is checked at that turn's end.
+//
 // The snapshot and turn-end hooks fail open: a check that breaks never
 // stops a tool call or the end of a turn, it only warns.
 func (c *Checker) Register(reg *hooks.Registry) {
 	reg.OnPromptSubmit(hooks.Hook[hooks.PromptInput, hooks.PromptResult]{
 		Name:     HookName,
 		Priority: ResetPriority,
-		Run: func(context.Context, *hooks.PromptInput) (hooks.PromptResult, error) {
-			c.Reset()
+		Run: func(ctx context.Context, _ *hooks.PromptInput) (hooks.PromptResult, error) {
+			if !hooks.AgentOf(ctx).Child() {
+				c.Reset()
+			}
 			return hooks.PromptResult{}, nil
 		},
 	})
@@ -278,6 +284,11 @@ func (c *Checker) Register(reg *hooks.Registry) {
 		Timeout:  c.cfg.Timeout,
 		OnError:  hooks.FailOpen,
 		Run: func(ctx context.Context, _ *hooks.TurnEndInput) (hooks.TurnEndResult, error) {
+			if hooks.AgentOf(ctx).Child() {
+				// What a subagent changed is checked at the end of the
+				// turn of the agent that started it.
+				return hooks.TurnEndResult{Reason: "a subagent's changes are checked at its parent's turn end"}, nil
+			}
 			return c.TurnEnd(ctx), nil
 		},
 	})

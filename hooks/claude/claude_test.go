@@ -330,8 +330,8 @@ func TestPromptStopCompactNotifyEnd(t *testing.T) {
 
 func TestCompileNotes(t *testing.T) {
 	set, err := New([]Source{{Path: "u.json", Settings: Settings{Hooks: map[string][]Group{
-		"SubagentStop": {cmd("", "true")},
-		PreToolUse:     {{Hooks: []Command{{Type: "prompt", Command: "x"}}}},
+		"PermissionRequest": {cmd("", "true")},
+		PreToolUse:          {{Hooks: []Command{{Type: "prompt", Command: "x"}}}},
 	}}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -488,4 +488,88 @@ func TestUnknownDecisionsWarn(t *testing.T) {
 			t.Errorf("no warning %q in:\n%s", want, w)
 		}
 	}
+}
+
+// TestSubagentEvents: a subagent's turn fires SubagentStart (matched by
+// its type, its context joining the subagent's prompt) instead of
+// SessionStart and UserPromptSubmit, SubagentStop instead of Stop (a
+// block continues the subagent), and its tool events carry agent_id and
+// agent_type; the main agent's carry neither.
+func TestSubagentEvents(t *testing.T) {
+	f := newFixture(t, map[string][]Group{
+		SessionStart:     {cmd("", `echo started >> session`)},
+		UserPromptSubmit: {cmd("", `echo prompted >> prompts`)},
+		SubagentStart: {
+			cmd("explore", `cat > start.json; echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be thorough"}}'`),
+			cmd("other", `echo other >> others`),
+		},
+		PreToolUse:   {cmd("", `cat >> pre.jsonl`)},
+		Stop:         {cmd("", `echo stop >> stops`)},
+		SubagentStop: {cmd("explore", `cat > stop.json; echo '{"decision":"block","reason":"check the tests too"}'`)},
+	})
+	child := hooks.WithAgent(context.Background(), hooks.Agent{ID: "call_t1", Parent: hooks.MainAgent, Type: "explore"})
+
+	in := hooks.PromptInput{Message: chat.UserMessage("find the bug")}
+	f.reg.RunPromptSubmit(child, &in, nil)
+	if in.Message.Content != "find the bug\n\nbe thorough" {
+		t.Errorf("the subagent's prompt is %q", in.Message.Content)
+	}
+	start := readJSON(t, filepath.Join(f.root, "start.json"))
+	if start["hook_event_name"] != SubagentStart || start["agent_id"] != "call_t1" || start["agent_type"] != "explore" {
+		t.Errorf("SubagentStart input %v", start)
+	}
+	for _, name := range []string{"session", "prompts", "others"} {
+		if _, err := os.Stat(filepath.Join(f.root, name)); err == nil {
+			t.Errorf("%s ran for a subagent's prompt", name)
+		}
+	}
+
+	f.reg.RunPreToolCall(child, &hooks.PreToolInput{Call: bash("ls")}, 0, nil)
+	f.pre(bash("pwd")) // the main agent's
+	b, err := os.ReadFile(filepath.Join(f.root, "pre.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("PreToolUse inputs:\n%s", b)
+	}
+	var sub, main map[string]any
+	json.Unmarshal([]byte(lines[0]), &sub)
+	json.Unmarshal([]byte(lines[1]), &main)
+	if sub["agent_id"] != "call_t1" || sub["agent_type"] != "explore" {
+		t.Errorf("a subagent's PreToolUse input %v", sub)
+	}
+	if _, ok := main["agent_id"]; ok {
+		t.Errorf("the main agent's PreToolUse input names an agent: %v", main)
+	}
+
+	res, _ := f.reg.RunTurnEnd(child, &hooks.TurnEndInput{Final: chat.Message{Role: chat.RoleAssistant, Content: "found it"}}, 0, nil)
+	if res.Action != hooks.TurnContinueWithMessages || len(res.Messages) != 1 || res.Messages[0].Content != "check the tests too" {
+		t.Errorf("SubagentStop's block: %+v", res)
+	}
+	stop := readJSON(t, filepath.Join(f.root, "stop.json"))
+	if stop["hook_event_name"] != SubagentStop || stop["last_assistant_message"] != "found it" || stop["agent_type"] != "explore" {
+		t.Errorf("SubagentStop input %v", stop)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "stops")); err == nil {
+		t.Error("Stop ran at a subagent's end")
+	}
+	f.reg.RunTurnEnd(context.Background(), &hooks.TurnEndInput{Final: chat.Message{Role: chat.RoleAssistant, Content: "done"}}, 0, nil)
+	if b, _ := os.ReadFile(filepath.Join(f.root, "stops")); string(b) != "stop\n" {
+		t.Errorf("Stop at the main agent's end: %q", b)
+	}
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
 }

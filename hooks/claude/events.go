@@ -43,10 +43,12 @@ type Chain struct {
 var chains = map[string]Chain{
 	SessionStart:       {hooks.OnPromptSubmit, HookName(UserPromptSubmit), 0},
 	UserPromptSubmit:   {hooks.OnPromptSubmit, HookName(UserPromptSubmit), 0},
+	SubagentStart:      {hooks.OnPromptSubmit, HookName(UserPromptSubmit), 0},
 	PreToolUse:         {hooks.PreToolCall, HookName(PreToolUse), PrePriority},
 	PostToolUse:        {hooks.PostToolCall, HookName(PostToolUse), PostPriority},
 	PostToolUseFailure: {hooks.PostToolCall, HookName(PostToolUse), PostPriority},
 	Stop:               {hooks.OnTurnEnd, HookName(Stop), 0},
+	SubagentStop:       {hooks.OnTurnEnd, HookName(Stop), 0},
 	PreCompact:         {hooks.PreCompact, HookName(PreCompact), 0},
 }
 
@@ -62,9 +64,9 @@ func ChainOf(event string) (Chain, bool) {
 // for (ChainOf names each). Every one fails open: a failing command is a
 // warning, never a block (Claude Code's "non-blocking error").
 func (s *Set) Register(reg *hooks.Registry) {
-	if s.Has(UserPromptSubmit) || s.Has(SessionStart) {
+	if s.Has(UserPromptSubmit) || s.Has(SessionStart) || s.Has(SubagentStart) {
 		c := chains[UserPromptSubmit]
-		reg.OnPromptSubmit(hooks.Hook[hooks.PromptInput, hooks.PromptResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(SessionStart, UserPromptSubmit), Run: s.prompt})
+		reg.OnPromptSubmit(hooks.Hook[hooks.PromptInput, hooks.PromptResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(SessionStart, UserPromptSubmit, SubagentStart), Run: s.prompt})
 	}
 	if s.Has(PreToolUse) {
 		c := chains[PreToolUse]
@@ -74,9 +76,9 @@ func (s *Set) Register(reg *hooks.Registry) {
 		c := chains[PostToolUse]
 		reg.PostToolCall(hooks.Hook[hooks.PostToolInput, hooks.PostToolResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(PostToolUse, PostToolUseFailure), Run: s.postTool})
 	}
-	if s.Has(Stop) {
+	if s.Has(Stop) || s.Has(SubagentStop) {
 		c := chains[Stop]
-		reg.OnTurnEnd(hooks.Hook[hooks.TurnEndInput, hooks.TurnEndResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(Stop), Run: s.stop})
+		reg.OnTurnEnd(hooks.Hook[hooks.TurnEndInput, hooks.TurnEndResult]{Name: c.Hook, Priority: c.Priority, OnError: hooks.FailOpen, Timeout: s.maxTimeout(Stop, SubagentStop), Run: s.stop})
 	}
 	if s.Has(PreCompact) {
 		c := chains[PreCompact]
@@ -103,13 +105,13 @@ type toolInput struct {
 	ToolUseID string          `json:"tool_use_id"`
 }
 
-func (s *Set) toolInput(event string, call chat.ToolCall) toolInput {
-	return toolInput{common: s.common(event), ToolName: claudeName(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
+func (s *Set) toolInput(ctx context.Context, event string, call chat.ToolCall) toolInput {
+	return toolInput{common: s.common(ctx, event), ToolName: claudeName(call.Name), ToolInput: claudeInput(call.Name, call.Arguments, s.opts.Workspace), ToolUseID: call.ID}
 }
 
 func (s *Set) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.PreToolResult, error) {
 	tool := claudeName(in.Call.Name)
-	answers := s.fire(ctx, PreToolUse, tool, s.toolInput(PreToolUse, in.Call))
+	answers := s.fire(ctx, PreToolUse, tool, s.toolInput(ctx, PreToolUse, in.Call))
 	var deny, ask, allow []string
 	var asked, allowed bool
 	var extra []string
@@ -189,13 +191,13 @@ func (s *Set) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.Post
 	s.mu.Unlock()
 
 	event := PostToolUse
-	pi := postInput{toolInput: s.toolInput(event, in.Call)}
+	pi := postInput{toolInput: s.toolInput(ctx, event, in.Call)}
 	switch in.Result.Status {
 	case chat.StatusOK:
 		pi.ToolResponse = s.toolResponse(in.Call, in.Result.Content)
 	case chat.StatusError:
 		event = PostToolUseFailure
-		pi.toolInput = s.toolInput(event, in.Call)
+		pi.toolInput = s.toolInput(ctx, event, in.Call)
 		f := false
 		pi.Error, pi.IsInterrupt = in.Result.Content, &f
 	default: // skipped or denied: the tool did not run
@@ -254,17 +256,20 @@ type startInput struct {
 }
 
 func (s *Set) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptResult, error) {
+	if hooks.AgentOf(ctx).Child() {
+		return s.subagentStart(ctx, in)
+	}
 	var extra []string
 	s.startOnce.Do(func() {
 		source := s.opts.Source
 		if source == "" {
 			source = "startup"
 		}
-		for _, a := range s.fire(ctx, SessionStart, "", startInput{s.common(SessionStart), source}) {
+		for _, a := range s.fire(ctx, SessionStart, "", startInput{s.common(ctx, SessionStart), source}) {
 			extra = append(extra, a.plain, a.out.Specific.AdditionalContext)
 		}
 	})
-	for _, a := range s.fire(ctx, UserPromptSubmit, "", promptInput{s.common(UserPromptSubmit), in.Message.Content}) {
+	for _, a := range s.fire(ctx, UserPromptSubmit, "", promptInput{s.common(ctx, UserPromptSubmit), in.Message.Content}) {
 		switch {
 		case a.blocked:
 			return hooks.PromptResult{Action: hooks.PromptCancel, Reason: stderrOr(a.stderr, "blocked by a Claude Code UserPromptSubmit hook")}, nil
@@ -282,22 +287,50 @@ func (s *Set) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptRe
 	return hooks.PromptResult{}, nil
 }
 
+// subagentStart fires SubagentStart for a subagent's prompt: its
+// matchers match the subagent's type, and the context its commands add
+// joins the subagent's prompt. It cannot block (as in Claude Code).
+func (s *Set) subagentStart(ctx context.Context, in *hooks.PromptInput) (hooks.PromptResult, error) {
+	a := hooks.AgentOf(ctx)
+	var extra []string
+	for _, ans := range s.fire(ctx, SubagentStart, a.Type, s.common(ctx, SubagentStart)) {
+		if ans.isJSON {
+			extra = append(extra, ans.out.Specific.AdditionalContext)
+		}
+	}
+	if more := joinNonEmpty(extra...); more != "" {
+		in.Message.Content = joinNonEmpty(in.Message.Content, more)
+		return hooks.PromptResult{Reason: "context added by Claude Code hooks"}, nil
+	}
+	return hooks.PromptResult{}, nil
+}
+
 type stopInput struct {
 	common
 	StopHookActive bool `json:"stop_hook_active"`
+	// LastAssistantMessage is a subagent's final message (SubagentStop).
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 }
 
+// stop fires Stop at the end of the main agent's turn, SubagentStop
+// (matched by the subagent's type) at the end of a subagent's.
 func (s *Set) stop(ctx context.Context, in *hooks.TurnEndInput) (hooks.TurnEndResult, error) {
 	var feedback []string
-	answers := s.fire(ctx, Stop, "", stopInput{s.common(Stop), in.Round > 0})
+	event, match := Stop, ""
+	input := stopInput{StopHookActive: in.Round > 0}
+	if a := hooks.AgentOf(ctx); a.Child() {
+		event, match, input.LastAssistantMessage = SubagentStop, a.Type, in.Final.Content
+	}
+	input.common = s.common(ctx, event)
+	answers := s.fire(ctx, event, match, input)
 	for _, a := range answers {
 		switch {
 		case a.stopped():
-			return hooks.TurnEndResult{Reason: a.stopReason(Stop)}, nil
+			return hooks.TurnEndResult{Reason: a.stopReason(event)}, nil
 		case a.blocked:
-			feedback = append(feedback, stderrOr(a.stderr, "a Claude Code Stop hook asks you to go on"))
+			feedback = append(feedback, stderrOr(a.stderr, "a Claude Code "+event+" hook asks you to go on"))
 		case a.out.Decision == "block":
-			feedback = append(feedback, stderrOr(a.out.Reason, "a Claude Code Stop hook asks you to go on"))
+			feedback = append(feedback, stderrOr(a.out.Reason, "a Claude Code "+event+" hook asks you to go on"))
 		}
 	}
 	if fb := joinNonEmpty(feedback...); fb != "" {
@@ -317,7 +350,7 @@ func (s *Set) compact(ctx context.Context, in *hooks.CompactInput) (hooks.Compac
 	if in.Trigger == hooks.CompactManual {
 		trigger = "manual"
 	}
-	answers := s.fire(ctx, PreCompact, "", compactInput{s.common(PreCompact), trigger, in.Focus})
+	answers := s.fire(ctx, PreCompact, "", compactInput{s.common(ctx, PreCompact), trigger, in.Focus})
 	for _, a := range answers {
 		switch {
 		case a.stopped():
@@ -339,7 +372,7 @@ type notifyInput struct {
 // approve a call (message says which).
 func (s *Set) Notify(ctx context.Context, message string) {
 	if s.Has(Notification) {
-		s.fire(ctx, Notification, "", notifyInput{s.common(Notification), message, "permission_prompt"})
+		s.fire(ctx, Notification, "", notifyInput{s.common(ctx, Notification), message, "permission_prompt"})
 	}
 }
 
@@ -353,7 +386,7 @@ type endInput struct {
 func (s *Set) End(ctx context.Context, reason string) {
 	s.endOnce.Do(func() {
 		if s.Has(SessionEnd) {
-			s.fire(ctx, SessionEnd, "", endInput{s.common(SessionEnd), reason})
+			s.fire(ctx, SessionEnd, "", endInput{s.common(ctx, SessionEnd), reason})
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/hooks/command"
 )
 
@@ -112,6 +113,11 @@ type common struct {
 	Cwd            string `json:"cwd"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	HookEventName  string `json:"hook_event_name"`
+	// AgentID and AgentType name the subagent whose turn the hook runs
+	// in (its task call's ID, its kind); absent for the main agent, as
+	// in Claude Code.
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
 }
 
 // permissionModes maps tackle's approval modes to Claude Code's.
@@ -122,8 +128,11 @@ var permissionModes = map[string]string{
 	"plan":         "plan",
 }
 
-func (s *Set) common(event string) common {
+func (s *Set) common(ctx context.Context, event string) common {
 	c := common{Cwd: s.opts.Workspace, HookEventName: event}
+	if a := hooks.AgentOf(ctx); a.Child() {
+		c.AgentID, c.AgentType = a.ID, a.Type
+	}
 	if s.opts.SessionID != nil {
 		c.SessionID = s.opts.SessionID()
 	}
@@ -174,6 +183,7 @@ var decisions = map[string]struct{ decision, permission []string }{
 	PostToolUseFailure: {[]string{"block"}, nil},
 	UserPromptSubmit:   {[]string{"block"}, nil},
 	Stop:               {[]string{"block"}, nil},
+	SubagentStop:       {[]string{"block"}, nil},
 }
 
 // unknownDecisions says which decision values of the answer Claude Code

@@ -8,7 +8,10 @@
 // post_tool_call of a call that ran and succeeded or failed,
 // UserPromptSubmit → on_prompt_submit, Stop → on_turn_end (with
 // stop_hook_active after a first round of feedback), PreCompact →
-// pre_compact. SessionStart runs before the first prompt (its context
+// pre_compact. A subagent's turn (hooks.Agent) fires SubagentStart at
+// its prompt instead of SessionStart and UserPromptSubmit, SubagentStop
+// at its end instead of Stop (their matchers match its agent_type), and
+// every event of it carries agent_id and agent_type. SessionStart runs before the first prompt (its context
 // joins the prompt), SessionEnd when tackle ends (Set.End) and
 // Notification when tackle asks the user to approve a call (Set.Notify).
 package claude
@@ -32,13 +35,15 @@ const (
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
 	Notification       = "Notification"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
 	Stop               = "Stop"
 	PreCompact         = "PreCompact"
 	SessionEnd         = "SessionEnd"
 )
 
 // Events are the Claude Code events tackle runs.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Notification, Stop, PreCompact, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, PreCompact, SessionEnd}
 
 // DefaultTimeout is a command's timeout when its settings give none
 // (Claude Code's default).
@@ -54,7 +59,8 @@ type Settings struct {
 // Group is one matcher of an event and its commands.
 type Group struct {
 	// Matcher is a regular expression matched against the whole Claude
-	// tool name; "" and "*" match every tool. Only tool events use it.
+	// tool name (a subagent's type for SubagentStart and SubagentStop);
+	// "" and "*" match every one. Other events do not use it.
 	Matcher string    `json:"matcher,omitempty"`
 	Hooks   []Command `json:"hooks"`
 }

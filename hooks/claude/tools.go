@@ -28,8 +28,33 @@ var claudeTools = sync.OnceValue(func() map[string]claudeTool {
 		tools.Glob:      describe[tools.GlobArgs]("Glob", nil),
 		tools.Grep:      describe[tools.GrepArgs]("Grep", map[string]string{"Include": "glob", "IgnoreCase": "-i", "Context": "-C", "Before": "-B", "After": "-A"}),
 		tools.ListDir:   describe[tools.ListDirArgs]("LS", nil),
+		tools.Todo:      describe[tools.TodoArgs]("TodoWrite", nil),
+		tools.Task:      describe[tools.TaskArgs]("Task", map[string]string{"Agent": "subagent_type"}),
 	}
 })
+
+// otherNames are Claude Code's other names of tackle's tools: an older
+// one (Task's new name), or a tool tackle does as one of its own.
+var otherNames = map[string]string{"Agent": tools.Task, "MultiEdit": tools.EditFile}
+
+// TackleName is tackle's name of the tool Claude Code calls name (Read
+// is read_file; Claude Code's names for MCP tools are tackle's), as a
+// custom agent's tools list names them; false for a Claude Code tool
+// tackle does not have (WebFetch, NotebookEdit).
+func TackleName(name string) (string, bool) {
+	if strings.HasPrefix(name, "mcp__") {
+		return name, true
+	}
+	if t, ok := otherNames[name]; ok {
+		return t, true
+	}
+	for tackle, t := range claudeTools() {
+		if t.name == name {
+			return tackle, true
+		}
+	}
+	return "", false
+}
 
 // claudeTool is one of tackle's tools as Claude Code knows it.
 type claudeTool struct {

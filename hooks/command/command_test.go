@@ -114,25 +114,33 @@ func TestInputs(t *testing.T) {
 		run: func(reg *hooks.Registry) {
 			reg.RunPromptSubmit(ctx, &hooks.PromptInput{Message: chat.UserMessage("fix <the> test")}, nil)
 		},
-		want: `{"event":"on_prompt_submit","prompt":"fix <the> test"}`,
+		want: `{"agent":{"id":"main"},"event":"on_prompt_submit","prompt":"fix <the> test"}`,
 	}, {
 		event: "pre_llm_request",
 		run: func(reg *hooks.Registry) {
 			reg.RunPreLLMRequest(ctx, &hooks.LLMRequestInput{Model: "gpt-x", Request: 3, Messages: msgs}, nil)
 		},
-		want: `{"event":"pre_llm_request","model":"gpt-x","request":3,"messages":` + wantMsgs + `}`,
+		want: `{"agent":{"id":"main"},"event":"pre_llm_request","model":"gpt-x","request":3,"messages":` + wantMsgs + `}`,
 	}, {
 		event: "pre_tool_call",
 		run: func(reg *hooks.Registry) {
 			reg.RunPreToolCall(ctx, &hooks.PreToolInput{Call: chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command": "go test ./..."}`}}, 0, nil)
 		},
-		want: `{"event":"pre_tool_call","tool_call":{"id":"c1","name":"bash","arguments":{"command":"go test ./..."}}}`,
+		want: `{"agent":{"id":"main"},"event":"pre_tool_call","tool_call":{"id":"c1","name":"bash","arguments":{"command":"go test ./..."}}}`,
 	}, {
 		event: "pre_tool_call",
 		run: func(reg *hooks.Registry) {
 			reg.RunPreToolCall(ctx, &hooks.PreToolInput{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "ls`}}, 0, nil)
 		},
-		want: `{"event":"pre_tool_call","tool_call":{"id":"c2","name":"bash","arguments":"{\"command\": \"ls"}}`,
+		want: `{"agent":{"id":"main"},"event":"pre_tool_call","tool_call":{"id":"c2","name":"bash","arguments":"{\"command\": \"ls"}}`,
+	}, {
+		// A subagent's call: its agent, its parent and its kind.
+		event: "pre_tool_call",
+		run: func(reg *hooks.Registry) {
+			child := hooks.WithAgent(ctx, hooks.Agent{ID: "call_task", Parent: hooks.MainAgent, Type: "explore"})
+			reg.RunPreToolCall(child, &hooks.PreToolInput{Call: chat.ToolCall{ID: "c3", Name: "read_file", Arguments: `{"path":"a.go"}`}}, 0, nil)
+		},
+		want: `{"agent":{"id":"call_task","parent":"main","type":"explore"},"event":"pre_tool_call","tool_call":{"id":"c3","name":"read_file","arguments":{"path":"a.go"}}}`,
 	}, {
 		event: "post_tool_call",
 		run: func(reg *hooks.Registry) {
@@ -141,26 +149,26 @@ func TestInputs(t *testing.T) {
 				Result: chat.ToolResult{CallID: "c1", Status: chat.StatusError, Content: "no such file"},
 			}, nil)
 		},
-		want: `{"event":"post_tool_call","tool_call":{"id":"c1","name":"read_file","arguments":{"path":"a.go"}},"result":{"status":"error","content":"no such file"}}`,
+		want: `{"agent":{"id":"main"},"event":"post_tool_call","tool_call":{"id":"c1","name":"read_file","arguments":{"path":"a.go"}},"result":{"status":"error","content":"no such file"}}`,
 	}, {
 		event: "on_turn_end",
 		run: func(reg *hooks.Registry) {
 			reg.RunTurnEnd(ctx, &hooks.TurnEndInput{Messages: msgs, Final: msgs[len(msgs)-1], Round: 1}, 0, nil)
 		},
-		want: `{"event":"on_turn_end","final":"one file","round":1,"messages":` + wantMsgs + `}`,
+		want: `{"agent":{"id":"main"},"event":"on_turn_end","final":"one file","round":1,"messages":` + wantMsgs + `}`,
 	}, {
 		event: "on_abort",
 		run: func(reg *hooks.Registry) {
 			reg.RunAbort(ctx, &hooks.AbortInput{Reason: "user pressed ctrl+c", Err: errors.New("context canceled")}, nil)
 		},
-		want: `{"event":"on_abort","reason":"user pressed ctrl+c","error":"context canceled"}`,
+		want: `{"agent":{"id":"main"},"event":"on_abort","reason":"user pressed ctrl+c","error":"context canceled"}`,
 	}, {
 		event: "pre_compact",
 		run: func(reg *hooks.Registry) {
 			reg.RunPreCompact(ctx, &hooks.CompactInput{Trigger: hooks.CompactManual, Focus: "the API", Summary: "Asked: list files.",
 				Messages: msgs, Replaced: 3, Pruned: 1, Tokens: 9000, After: 1200, Window: 10000}, nil)
 		},
-		want: `{"event":"pre_compact","trigger":"manual","focus":"the API","summary":"Asked: list files.","replaced":3,"pruned":1,` +
+		want: `{"agent":{"id":"main"},"event":"pre_compact","trigger":"manual","focus":"the API","summary":"Asked: list files.","replaced":3,"pruned":1,` +
 			`"tokens":9000,"tokens_after":1200,"window":10000,"messages":` + wantMsgs + `}`,
 	}}
 	for _, tt := range tests {
@@ -638,7 +646,7 @@ func TestArgvRelativeToWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (trace %s)", err, &tr)
 	}
-	want := "a b|" + dir + `|{"event":"on_prompt_submit","workspace":"` + dir + `","prompt":"p"}` + "\n"
+	want := "a b|" + dir + `|{"event":"on_prompt_submit","workspace":"` + dir + `","agent":{"id":"main"},"prompt":"p"}` + "\n"
 	if string(b) != want {
 		t.Errorf("got  %q\nwant %q", b, want)
 	}

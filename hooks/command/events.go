@@ -17,8 +17,8 @@ import (
 
 // ---- what a hook reads on stdin: the inputs of package wire ----
 
-func (r *runner) header() wire.Header {
-	return wire.Header{Event: r.event.String(), Workspace: r.dir}
+func (r *runner) header(ctx context.Context) wire.Header {
+	return wire.Header{Event: r.event.String(), Workspace: r.dir, Agent: wire.Agent(hooks.AgentOf(ctx))}
 }
 
 // ---- what a hook writes on stdout ----
@@ -102,7 +102,7 @@ func summary(s string) string {
 // ---- the hooks' Run funcs, one per event ----
 
 func (r *runner) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.PromptResult, error) {
-	x, err := r.run(ctx, wire.PromptInput{Header: r.header(), Prompt: in.Message.Content})
+	x, err := r.run(ctx, wire.PromptInput{Header: r.header(ctx), Prompt: in.Message.Content})
 	if err != nil {
 		return hooks.PromptResult{}, err
 	}
@@ -129,7 +129,7 @@ func (r *runner) prompt(ctx context.Context, in *hooks.PromptInput) (hooks.Promp
 }
 
 func (r *runner) request(ctx context.Context, in *hooks.LLMRequestInput) (hooks.RequestResult, error) {
-	x, err := r.run(ctx, wire.RequestInput{Header: r.header(), Model: in.Model, Request: in.Request, Messages: wire.NewMessages(in.Messages)})
+	x, err := r.run(ctx, wire.RequestInput{Header: r.header(ctx), Model: in.Model, Request: in.Request, Messages: wire.NewMessages(in.Messages)})
 	if err != nil {
 		return hooks.RequestResult{}, err
 	}
@@ -166,7 +166,7 @@ func (r *runner) preTool(ctx context.Context, in *hooks.PreToolInput) (hooks.Pre
 	if !r.matches(in.Call.Name) {
 		return hooks.PreToolResult{}, nil
 	}
-	x, err := r.run(ctx, wire.PreToolInput{Header: r.header(), ToolCall: wire.NewCall(in.Call)})
+	x, err := r.run(ctx, wire.PreToolInput{Header: r.header(ctx), ToolCall: wire.NewCall(in.Call)})
 	if err != nil {
 		return hooks.PreToolResult{}, err
 	}
@@ -200,7 +200,7 @@ func (r *runner) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.P
 		return hooks.PostToolResult{}, nil
 	}
 	x, err := r.run(ctx, wire.PostToolInput{
-		Header:   r.header(),
+		Header:   r.header(ctx),
 		ToolCall: wire.NewCall(in.Call),
 		Result:   wire.Result{Status: in.Result.Status, Content: in.Result.Content},
 	})
@@ -237,7 +237,7 @@ func (r *runner) postTool(ctx context.Context, in *hooks.PostToolInput) (hooks.P
 }
 
 func (r *runner) turnEnd(ctx context.Context, in *hooks.TurnEndInput) (hooks.TurnEndResult, error) {
-	x, err := r.run(ctx, wire.TurnEndInput{Header: r.header(), Final: in.Final.Content, Round: in.Round, Messages: wire.NewMessages(in.Messages)})
+	x, err := r.run(ctx, wire.TurnEndInput{Header: r.header(ctx), Final: in.Final.Content, Round: in.Round, Messages: wire.NewMessages(in.Messages)})
 	if err != nil {
 		return hooks.TurnEndResult{}, err
 	}
@@ -271,7 +271,7 @@ func (r *runner) turnEnd(ctx context.Context, in *hooks.TurnEndInput) (hooks.Tur
 
 func (r *runner) compact(ctx context.Context, in *hooks.CompactInput) (hooks.CompactResult, error) {
 	x, err := r.run(ctx, wire.CompactInput{
-		Header: r.header(), Trigger: string(in.Trigger), Focus: in.Focus, Summary: in.Summary,
+		Header: r.header(ctx), Trigger: string(in.Trigger), Focus: in.Focus, Summary: in.Summary,
 		Replaced: in.Replaced, Pruned: in.Pruned, Tokens: in.Tokens, TokensAfter: in.After, Window: in.Window,
 		Messages: wire.NewMessages(in.Messages),
 	})
@@ -303,7 +303,7 @@ func (r *runner) compact(ctx context.Context, in *hooks.CompactInput) (hooks.Com
 }
 
 func (r *runner) abort(ctx context.Context, in *hooks.AbortInput) (struct{}, error) {
-	ai := wire.AbortInput{Header: r.header(), Reason: in.Reason}
+	ai := wire.AbortInput{Header: r.header(ctx), Reason: in.Reason}
 	if in.Err != nil {
 		ai.Error = in.Err.Error()
 	}

@@ -59,7 +59,7 @@ func def[In, Out any](ev hooks.Event, add func(*hooks.Registry, hooks.Hook[In, O
 				if !c.grant.intercepts(ev) {
 					return zero, nil
 				}
-				raw, err := c.call(ctx, method, params(s.header(ev), in))
+				raw, err := c.call(ctx, method, params(s.header(ctx, ev), in))
 				if err != nil {
 					return zero, err
 				}

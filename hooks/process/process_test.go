@@ -4,6 +4,7 @@ package process_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -678,5 +679,27 @@ func TestGarbageLinesAreCountedNotEachReported(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
+	}
+}
+
+// TestRequestsNameTheAgent: every request a hook server gets names the
+// agent whose turn it is: the main agent, or a subagent and its parent.
+func TestRequestsNameTheAgent(t *testing.T) {
+	f := serve(t, process.Spec{}, nil)
+	call := func(id string) *hooks.PreToolInput {
+		return &hooks.PreToolInput{Call: chat.ToolCall{ID: id, Name: "read_file", Arguments: `{"path":"a.go"}`}}
+	}
+	f.reg.RunPreToolCall(context.Background(), call("c_main"), 0, nil)
+	child := hooks.WithAgent(context.Background(), hooks.Agent{ID: "call_task", Parent: hooks.MainAgent, Type: "reviewer"})
+	f.reg.RunPreToolCall(child, call("c_sub"), 0, nil)
+	got := map[string]string{}
+	for _, r := range f.received("hook.pre_tool_call") {
+		p := r["params"].(map[string]any)
+		a, _ := json.Marshal(p["agent"])
+		got[p["tool_call"].(map[string]any)["id"].(string)] = string(a)
+	}
+	want := map[string]string{"c_main": `{"id":"main"}`, "c_sub": `{"id":"call_task","parent":"main","type":"reviewer"}`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("agents %v, want %v", got, want)
 	}
 }

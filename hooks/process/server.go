@@ -133,8 +133,8 @@ func (s *server) helloParams() helloParams {
 	}
 }
 
-func (s *server) header(ev hooks.Event) wire.Header {
-	return wire.Header{Event: ev.String(), Workspace: s.cfg.dir}
+func (s *server) header(ctx context.Context, ev hooks.Event) wire.Header {
+	return wire.Header{Event: ev.String(), Workspace: s.cfg.dir, Agent: wire.Agent(hooks.AgentOf(ctx))}
 }
 
 // eventMethod is the method of the server's notifications of events.

@@ -19,11 +19,20 @@ import (
 
 // ---- inputs ----
 
-// Header starts every input: the event's snake_case name and the
-// workspace's absolute path.
+// Header starts every input: the event's snake_case name, the
+// workspace's absolute path and the agent whose turn it is.
 type Header struct {
 	Event     string `json:"event"`
 	Workspace string `json:"workspace"`
+	Agent     Agent  `json:"agent"`
+}
+
+// Agent names the agent whose turn a hook runs in (hooks.Agent): "main",
+// or a subagent with the agent that started it and its kind.
+type Agent struct {
+	ID     string `json:"id"`
+	Parent string `json:"parent,omitempty"`
+	Type   string `json:"type,omitempty"`
 }
 
 // Call is a tool call.

@@ -7,8 +7,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -100,9 +102,24 @@ type pauseAnswerer interface {
 	AnswerPausesWith(func([]agent.PendingCall) ([]agent.Decision, bool))
 }
 
+// childAnswerer is a Runner whose subagents ask it about their calls.
+type childAnswerer interface {
+	AskChildrenWith(agent.ChildAsker)
+}
+
 // atOnce gives r, when it can take them, the answers Drive would give
-// its pauses, counting denials in res.
+// its pauses, counting denials in res. Its subagents' calls are answered
+// the same way, at once — a subagent cannot wait for a later process, so
+// with Save its calls that --yes does not approve are denied.
 func atOnce(r Runner, a Answers, res *Result, stderr io.Writer) {
+	if ca, ok := r.(childAnswerer); ok {
+		var mu sync.Mutex // subagents run in parallel
+		ca.AskChildrenWith(func(_ context.Context, _ hooks.Agent, pending []agent.PendingCall) ([]agent.Decision, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return a.decideAll(pending, res, stderr), nil
+		})
+	}
 	pa, ok := r.(pauseAnswerer)
 	if !ok {
 		return

@@ -250,7 +250,7 @@ func TestPrinterReportsCompactions(t *testing.T) {
 	out.Reset()
 	p = NewPrinter(StreamJSON, &out, &errw)
 	p.Event(done)
-	if want := `{"type":"compaction","trigger":"auto","summary":"The user asked for X.","replaced":12,"pruned":3,"tokens_before":9100,"tokens_after":2000,"window":10000,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}` + "\n"; out.String() != want {
+	if want := `{"type":"compaction","agent":{"id":"main"},"trigger":"auto","summary":"The user asked for X.","replaced":12,"pruned":3,"tokens_before":9100,"tokens_after":2000,"window":10000,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}` + "\n"; out.String() != want {
 		t.Errorf("stream-json = %s\nwant          %s", out.String(), want)
 	}
 
@@ -268,5 +268,91 @@ func TestPrinterReportsCompactions(t *testing.T) {
 	}
 	if len(res.Compactions) != 1 || res.Compactions[0]["replaced"] != 12.0 || res.Compactions[0]["summary"] != "The user asked for X." {
 		t.Errorf("json compactions = %v", res.Compactions)
+	}
+}
+
+// childRunner's Run asks its ChildAsker, as a subagent's call does, and
+// records the answers.
+type childRunner struct {
+	ask       agent.ChildAsker
+	pending   []agent.PendingCall
+	decisions []agent.Decision
+}
+
+func (r *childRunner) AskChildrenWith(ask agent.ChildAsker) { r.ask = ask }
+
+func (r *childRunner) Run(ctx context.Context, _ string) (agent.Outcome, error) {
+	d, err := r.ask(ctx, hooks.Agent{ID: "t1", Parent: hooks.MainAgent, Type: "general"}, r.pending)
+	r.decisions = d
+	return agent.Outcome{Status: agent.StatusFinished}, err
+}
+
+func (r *childRunner) Resume(context.Context, []agent.Decision) (agent.Outcome, error) {
+	return agent.Outcome{}, agent.ErrNotPaused
+}
+
+// TestSubagentCallsAreAnsweredLikeTheRuns: a piped run answers its
+// subagents' calls as its own — --yes approves, but not a write of a
+// protected path, and without --yes, or with --on-pause save (a subagent
+// cannot wait for a later process), they are denied and counted.
+func TestSubagentCallsAreAnsweredLikeTheRuns(t *testing.T) {
+	pending := []agent.PendingCall{
+		{Call: chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"make test"}`}, Hook: "approval", Reason: "bash wants to run"},
+		{Call: chat.ToolCall{ID: "c2", Name: "write_file", Arguments: `{"path":".git/config"}`}, Hook: "approval", Reason: "protected"},
+	}
+	protected := func(c chat.ToolCall) string {
+		if c.Name == "write_file" {
+			return ".git/config is protected"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name   string
+		a      Answers
+		want   []agent.Verdict
+		denied int
+	}{
+		{"yes", Answers{Yes: true, HeldBack: protected}, []agent.Verdict{agent.Approve, agent.Deny}, 1},
+		{"no", Answers{HeldBack: protected}, []agent.Verdict{agent.Deny, agent.Deny}, 2},
+		{"save", Answers{Save: true, HeldBack: protected}, []agent.Verdict{agent.Deny, agent.Deny}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &childRunner{pending: pending}
+			var stderr bytes.Buffer
+			res := Drive(context.Background(), r, "go", tc.a, &stderr)
+			var got []agent.Verdict
+			for _, d := range r.decisions {
+				got = append(got, d.Verdict)
+			}
+			if res.Err != nil || len(got) != 2 || got[0] != tc.want[0] || got[1] != tc.want[1] || res.Denied != tc.denied {
+				t.Errorf("verdicts %v, denied %d, err %v; want %v and %d", got, res.Denied, res.Err, tc.want, tc.denied)
+			}
+		})
+	}
+}
+
+// TestTextPrinterShowsSubagentsOnStderr: a subagent's calls and warnings
+// go to stderr, named by its task call; its text never reaches stdout,
+// which carries only the main agent's answer.
+func TestTextPrinterShowsSubagentsOnStderr(t *testing.T) {
+	var out, errw bytes.Buffer
+	p := NewPrinter(Text, &out, &errw).SummarizeWith(summaries(t))
+	who := hooks.Agent{ID: "call_t", Parent: hooks.MainAgent, Type: "general"}
+	call := chat.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}
+	for _, e := range []agent.Event{
+		agent.SubagentEvent{Agent: who, Event: agent.TextDelta{Text: "the child thinks aloud"}},
+		agent.SubagentEvent{Agent: who, Event: agent.ToolCallStarted{Call: call}},
+		agent.SubagentEvent{Agent: who, Event: agent.ToolCallFinished{Call: call, Result: chat.ToolResult{Status: chat.StatusOK}}},
+		agent.SubagentEvent{Agent: who, Event: agent.Warning{Message: "slow"}},
+		agent.TextDelta{Text: "Answer."},
+	} {
+		p.Event(e)
+	}
+	p.Finish(Result{}, 0)
+	if out.String() != "Answer.\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if want := "  [call_t] → read_file  a.go\n  [call_t] ✓ read_file\ntackle: warning: subagent call_t: slow\n"; errw.String() != want {
+		t.Errorf("stderr = %q, want %q", errw.String(), want)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
@@ -187,13 +186,29 @@ func (p *Printer) text(e agent.Event) {
 	case agent.CheckFinished:
 		fmt.Fprintf(p.stderr, "  %s %s%s\n", e.Check, checkMark(e.Status, e.Problems), paren(e.Summary))
 	case agent.ModelRetry:
-		fmt.Fprintf(p.stderr, "  model request failed (%s); retrying in %s\n", e.Err, e.Wait.Round(time.Millisecond))
+		fmt.Fprintf(p.stderr, "  %s\n", agent.RetryLine(e))
 	case agent.CompactStarted:
 		fmt.Fprintf(p.stderr, "⇣ compacting the conversation (%s)\n", compactWhy(e))
 	case agent.Compacted:
 		fmt.Fprintf(p.stderr, "⇣ compacted the conversation: %s\n", e.Describe())
 	case agent.Warning:
 		fmt.Fprintf(p.stderr, "tackle: warning: %s\n", e.Message)
+	case agent.SubagentEvent:
+		p.subagentText(e)
+	}
+}
+
+// subagentText prints a subagent's progress on stderr, each line after
+// the task call that started it: its tool calls and warnings.
+func (p *Printer) subagentText(e agent.SubagentEvent) {
+	who := "  [" + e.Agent.ID + "] "
+	switch ev := e.Event.(type) {
+	case agent.ToolCallStarted:
+		fmt.Fprintf(p.stderr, "%s→ %s\n", who, summary(ev.Call, p.summarize))
+	case agent.ToolCallFinished:
+		fmt.Fprintf(p.stderr, "%s%s %s%s\n", who, statusMark(ev.Result.Status), ev.Call.Name, resultNote(ev.Result))
+	case agent.Warning:
+		fmt.Fprintf(p.stderr, "tackle: warning: subagent %s: %s\n", e.Agent.ID, ev.Message)
 	}
 }
 

@@ -1,0 +1,26 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tackle-dev/tackle/tools"
+)
+
+// TestSubagentToolNames: subagents may have tackle's tools and MCP
+// servers' (which join later), never task, nor a name no tool has.
+func TestSubagentToolNames(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tools.NewRegistry(ws)
+	if err := checkSubagentTools([]string{"read_file", "bash", "todo", "mcp__git__status"}, reg); err != nil {
+		t.Errorf("good names: %v", err)
+	}
+	err = checkSubagentTools([]string{"read_file", "task", "Read"}, reg)
+	if err == nil || !strings.HasPrefix(err.Error(), "task, Read: not a tool a subagent can have") || strings.Contains(err.Error(), "tackle's are bash, edit_file, glob, grep, list_dir, read_file, task") {
+		t.Errorf("bad names: %v", err)
+	}
+}

@@ -1,0 +1,203 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Inline mode prints the transcript's finished entries into the
+// terminal's own scrollback, above the frame Bubble Tea redraws (the live
+// entries, the editor and the status line).
+//
+// Bubble Tea prints above an inline program with tea.Println. Its
+// renderer (insertAbove) goes to the frame's last row, scrolls the screen
+// up by the rows it prints, moves back up over those rows and the frame,
+// inserts the rows there and writes them: this is right only when the rows
+// printed and the frame fit on the screen together; past that the move up
+// stops at the screen's top, and the frame's old rows (status line,
+// editor, blank padding) go into the scrollback between the printed ones.
+// And each tea.Println is a Cmd of its own, run in a goroutine of its own,
+// so two of them may reach the terminal in either order.
+//
+// Two more facts of the renderer shape the frame. Before its first frame
+// its idea of the frame is the whole screen, so a print then scrolls blank
+// rows into the scrollback. And when a frame is shorter than the one
+// before, it moves the cursor up to the frame's top from the cursor's row
+// cut to the new height: from the editor's row of a taller frame, or the
+// last row of a dialog, that stops short of the top, and the old frame's
+// top rows stay behind, into the scrollback later.
+//
+// So the printer keeps the lines to print in order and hands the terminal
+// one chunk at a time, each no taller than the room the frame leaves on
+// the screen (inlineRoom), waiting for a chunk's printedMsg before the
+// next; the frame never grows past inlineFrameMax; and the frame shrinks
+// in two steps: first a frame as tall as the old one with the cursor at its
+// top-left, then, once that frame was surely drawn, the shorter one. A
+// frame is surely drawn when the terminal has answered two cursor position
+// requests, the second asked after the first was answered: the program
+// writes such a request just before the frame of the same tick, so the
+// first answer alone can overtake that frame; the second request goes out
+// on a later tick, after the first tick's frame. The first print waits for
+// this too.
+type printer struct {
+	queue    []string // lines taken from the transcript, not printed yet
+	inFlight bool     // a chunk was handed out; its printedMsg has not come back
+	quit     bool     // quit once everything is printed
+	started  bool     // a frame was drawn: printing may begin
+}
+
+// inlineFrame is what the UI knows of the frame on the screen.
+type inlineFrame struct {
+	height  int    // the tallest frame since the last shrink
+	syncing bool   // cursor position requests are out; the frame keeps height
+	asked   int    // the requests answered of the two
+	seq     uint64 // the sync's number (its fallback timer names it)
+}
+
+// syncWait bounds the wait for a terminal that does not answer a cursor
+// position request: the frame then shrinks (or printing begins) anyway.
+const syncWait = 500 * time.Millisecond
+
+// syncTimeoutMsg ends the wait for the answer to request seq.
+type syncTimeoutMsg struct{ seq uint64 }
+
+// printedMsg comes back after a chunk: the event loop handled the chunk's
+// print (its messages are handled in the order a Sequence sends them).
+type printedMsg struct{}
+
+// inlineRoom is how many rows the inline frame leaves free on the screen:
+// the most a chunk prints at once.
+func (m *Model) inlineRoom() int { return max(m.height/3, 1) }
+
+// inlineFrameMax is the tallest the inline frame may be.
+func (m *Model) inlineFrameMax() int { return max(m.height-m.inlineRoom(), 1) }
+
+// queuePrint adds lines to print; nothing is printed before the lines
+// queued earlier.
+func (m *Model) queuePrint(lines []string) {
+	m.print.queue = append(m.print.queue, lines...)
+}
+
+// printNext hands the terminal the next chunk, unless one is in flight.
+// Once the queue is empty and the session is over it quits.
+func (m *Model) printNext() tea.Cmd {
+	p := &m.print
+	if p.inFlight || !p.started {
+		return nil
+	}
+	if len(p.queue) == 0 {
+		if p.quit && m.frame.height <= 1 && !m.frame.syncing {
+			return tea.Quit
+		}
+		return nil
+	}
+	w, room := max(m.width, 1), m.inlineRoom()
+	var chunk []string
+	for len(p.queue) > 0 && len(chunk) < room {
+		l := p.queue[0]
+		if ansi.StringWidth(l) > w {
+			// Drawn at a wider terminal: the renderer counts wrapped rows
+			// only roughly, so the line is split into rows here.
+			rows := strings.Split(ansi.Hardwrap(l, w, true), "\n")
+			p.queue = append(rows, p.queue[1:]...)
+			continue
+		}
+		chunk = append(chunk, l)
+		p.queue = p.queue[1:]
+	}
+	if len(p.queue) == 0 {
+		p.queue = nil
+	}
+	p.inFlight = true
+	text := strings.Join(chunk, "\n")
+	if text == "" {
+		text = " " // tea.Println prints nothing for an empty string
+	}
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// printed is a chunk's printedMsg: the next one may go.
+func (m *Model) printed() tea.Cmd {
+	m.print.inFlight = false
+	return m.printNext()
+}
+
+// inlineRows are the rows of the inline frame as the state has them, and
+// the editor's cursor: at most inlineFrameMax rows, one blank row once the
+// session is over.
+func (m *Model) inlineRows() ([]string, *tea.Cursor) {
+	if m.quitting || !m.print.started {
+		// Before the first print the frame is one blank row that does not
+		// change: the program may start at the screen's top-left, and a
+		// frame redrawn there is erased from there, which tmux (its
+		// scroll-on-clear) takes for clearing the screen and moves the old
+		// frame into the scrollback. The first print puts the welcome
+		// above the frame.
+		return []string{" "}, nil
+	}
+	rows, cursor := m.screen()
+	if over := len(rows) - m.inlineFrameMax(); over > 0 {
+		// The frame leaves room for the lines printed above it.
+		rows = rows[over:]
+		if cursor != nil {
+			cursor.Y -= over
+		}
+	}
+	return rows, cursor
+}
+
+// inlineView is the inline frame: its rows, or while a shrink waits for
+// the terminal, the rows under blank ones as tall as the frame was, with
+// the cursor at the top-left.
+func (m *Model) inlineView() ([]string, *tea.Cursor) {
+	rows, cursor := m.inlineRows()
+	if pad := m.frame.height - len(rows); pad > 0 {
+		rows = append(make([]string, pad), rows...)
+		cursor = tea.NewCursor(0, 0)
+	}
+	return rows, cursor
+}
+
+// syncFrame follows the frame's height after an update: it grows at once;
+// it shrinks (and printing begins) only after a cursor position request,
+// written after the frame as tall as before with the cursor at its top,
+// comes back answered.
+func (m *Model) syncFrame() tea.Cmd {
+	rows, _ := m.inlineRows()
+	m.frame.height = max(m.frame.height, len(rows))
+	if m.frame.syncing || (m.print.started && len(rows) >= m.frame.height) {
+		return nil
+	}
+	m.frame.syncing, m.frame.asked = true, 0
+	m.frame.seq++
+	seq := m.frame.seq
+	return tea.Batch(tea.RequestCursorPosition, m.tick(syncWait, func(time.Time) tea.Msg { return syncTimeoutMsg{seq} }))
+}
+
+// cursorAnswered is the terminal's answer to a cursor position request:
+// after the first, the second request goes out.
+func (m *Model) cursorAnswered() tea.Cmd {
+	if !m.frame.syncing {
+		return nil
+	}
+	if m.frame.asked++; m.frame.asked < 2 {
+		return tea.RequestCursorPosition
+	}
+	m.synced()
+	return nil
+}
+
+// synced ends a sync: the frame drawn last was the one with the cursor at
+// its top, so it may shrink now (and printing may begin).
+func (m *Model) synced() {
+	if !m.frame.syncing {
+		return
+	}
+	m.frame.syncing = false
+	rows, _ := m.inlineRows()
+	m.frame.height = len(rows)
+	m.print.started = true
+}
