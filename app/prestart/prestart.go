@@ -32,7 +32,7 @@ import (
 
 // Subcommands are the names of tackle's commands other than the default
 // one (a test in app checks them against the command line).
-var Subcommands = []string{"permissions", "hooks", "sessions"}
+var Subcommands = []string{"permissions", "hooks", "sessions", "completion"}
 
 // done is closed when the probe started by init has answered; nil when
 // init started none.
