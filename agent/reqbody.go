@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -127,15 +128,165 @@ func encodeMessages(msgs []chat.Message, enc [][]byte) (int, error) {
 	return len(msgs), nil
 }
 
-// encodeMessage is a message's encoding as openai-go makes it: its own
-// MarshalJSON, called directly (json.Marshal would check and compact
-// what it returns again: a third of the time).
+// encodeMessage is a message's encoding as openai-go makes it. The
+// messages of a conversation's usual shapes are written directly
+// (appendPlainMessage, byte for byte what openai-go writes: ten times
+// faster than its reflection); the others go through openai-go's own
+// MarshalJSON, called directly (json.Marshal would check and compact what
+// it returns again: a third of the time).
 func encodeMessage(m chat.Message) ([]byte, error) {
+	size := len(m.Content) + len(m.ToolCallID) + 64
+	for _, tc := range m.ToolCalls {
+		size += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 80
+	}
+	if b, ok := appendPlainMessage(make([]byte, 0, size+size/16), &m); ok {
+		return b, nil
+	}
 	p, err := messageParam(m)
 	if err != nil {
 		return nil, err
 	}
 	return p.MarshalJSON()
+}
+
+// appendPlainMessage appends m's encoding as openai-go makes it (see
+// messageParam) when m is of a shape whose encoding is fixed: a system
+// message, a user message without images, a tool result with its call's
+// ID, an assistant message without fields kept for the server (Extra)
+// whose calls have none either. For any other message it reports false.
+// TestPlainMessagesAsOpenAIGoEncodesThem and FuzzPlainMessage compare it
+// with openai-go.
+func appendPlainMessage(b []byte, m *chat.Message) ([]byte, bool) {
+	switch m.Role {
+	case chat.RoleSystem, chat.RoleUser:
+		if len(m.Images) > 0 {
+			return b, false
+		}
+		b = append(b, `{"content":`...)
+		b = appendWireString(b, m.Content)
+		b = append(b, `,"role":"`...)
+		b = append(b, m.Role...)
+		return append(b, `"}`...), true
+	case chat.RoleTool:
+		if m.ToolCallID == "" {
+			return b, false
+		}
+		b = append(b, `{"content":`...)
+		b = appendWireString(b, m.Content)
+		b = append(b, `,"tool_call_id":`...)
+		b = appendWireString(b, m.ToolCallID)
+		return append(b, `,"role":"tool"}`...), true
+	case chat.RoleAssistant:
+		if len(m.ToolCalls) > 0 && len(m.Extra) > 0 {
+			return b, false
+		}
+		for _, tc := range m.ToolCalls {
+			if len(tc.Extra) > 0 {
+				return b, false
+			}
+		}
+		b = append(b, '{')
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			b = append(b, `"content":`...)
+			b = appendWireString(b, m.Content)
+			b = append(b, ',')
+		}
+		if len(m.ToolCalls) > 0 {
+			b = append(b, `"tool_calls":[`...)
+			for i, tc := range m.ToolCalls {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"id":`...)
+				b = appendWireString(b, tc.ID)
+				b = append(b, `,"function":{"arguments":`...)
+				b = appendWireString(b, wireArguments(tc.Arguments))
+				b = append(b, `,"name":`...)
+				b = appendWireString(b, tc.Name)
+				b = append(b, `},"type":"function"}`...)
+			}
+			b = append(b, "],"...)
+		}
+		return append(b, `"role":"assistant"}`...), true
+	}
+	return b, false
+}
+
+// appendWireString appends s as a JSON string the way openai-go's (and
+// encoding/json's) encoder writes it without HTML escaping: quotes,
+// backslashes and control characters escaped (\b \f \n \r \t by name),
+// U+2028 and U+2029 escaped, each byte of invalid UTF-8 as \ufffd.
+func appendWireString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look (most of a
+		// conversation is plain ASCII text).
+		for i+8 <= len(s) && plainWord(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plainWord reports whether the eight bytes of w are all ASCII that a
+// JSON string holds as it is: none below 0x20, none a quote or a
+// backslash, none 0x80 or above. (x-0x01…)&^x&0x80… is not zero exactly
+// when a byte of x is zero; x-0x20… likewise when one is below 0x20.
+func plainWord(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
 }
 
 // sameMessage reports whether a and b are the same message. Every field

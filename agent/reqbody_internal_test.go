@@ -197,6 +197,18 @@ func BenchmarkRequestBody(b *testing.B) {
 				b.SetBytes(int64(len(body)))
 			}
 		})
+		// The first body of a continued session: every message encoded.
+		b.Run(fmt.Sprintf("first/turns=%d", turns), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var c requestBodies
+				body, err := c.body(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(body)))
+			}
+		})
 		b.Run(fmt.Sprintf("whole/turns=%d", turns), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -213,4 +225,102 @@ func BenchmarkRequestBody(b *testing.B) {
 			}
 		})
 	}
+}
+
+// openAIGoEncoding is m's encoding by openai-go's own MarshalJSON.
+func openAIGoEncoding(t testing.TB, m chat.Message) []byte {
+	t.Helper()
+	p, err := messageParam(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestPlainMessagesAsOpenAIGoEncodesThem: the messages written directly
+// are byte for byte openai-go's encoding, with every character class its
+// encoder escapes (at every offset of the eight-byte steps); the shapes
+// it cannot write (Extra, images, a tool result without an ID) are left
+// to openai-go.
+func TestPlainMessagesAsOpenAIGoEncodesThem(t *testing.T) {
+	tricky := "plain <b>&amp;</b> \"q\" \\ \b\f\n\r\t \x00\x01\x1f\x7f é 世 \u2028\u2029 \xff\xc3 \U0001F600 end"
+	calls := []chat.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command": "echo \"<hi>\"\n"}`}, {ID: tricky, Name: tricky, Arguments: "not json"}, {ID: "c3", Name: "x", Arguments: " [1] "}}
+	plain := []chat.Message{
+		{Role: chat.RoleSystem, Content: tricky},
+		{Role: chat.RoleSystem},
+		{Role: chat.RoleUser, Content: tricky},
+		{Role: chat.RoleUser},
+		{Role: chat.RoleTool, Content: tricky, ToolCallID: tricky},
+		{Role: chat.RoleTool, ToolCallID: "call_1"},
+		{Role: chat.RoleAssistant, Content: tricky},
+		{Role: chat.RoleAssistant},
+		{Role: chat.RoleAssistant, ToolCalls: calls},
+		{Role: chat.RoleAssistant, Content: tricky, ToolCalls: calls},
+		// The reasoning is never sent back; Extra only with tool calls.
+		{Role: chat.RoleAssistant, Content: "answer", Reasoning: "why", Extra: map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"r"`)}},
+	}
+	// Each special character at each offset of a word, among plain text.
+	for _, c := range []string{"\"", "\\", "\x00", "\x1f", "\x7f", "\x80", "é", "\u2028", "\xff", " "} {
+		for off := range 9 {
+			plain = append(plain, chat.Message{Role: chat.RoleUser, Content: strings.Repeat("a", off) + c + strings.Repeat("b", 17)})
+		}
+	}
+	for i, m := range plain {
+		got, ok := appendPlainMessage(nil, &m)
+		if !ok {
+			t.Errorf("message %d (%s) not written directly", i, m.Role)
+			continue
+		}
+		if want := openAIGoEncoding(t, m); string(got) != string(want) {
+			t.Errorf("message %d:\n got %s\nwant %s", i, got, want)
+		}
+		if enc, err := encodeMessage(m); err != nil || string(enc) != string(got) {
+			t.Errorf("message %d: encodeMessage = %s, %v", i, enc, err)
+		}
+	}
+	extra := map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"r"`)}
+	for i, m := range []chat.Message{
+		{Role: chat.RoleAssistant, Content: "t", ToolCalls: calls[:1], Extra: extra},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "n", Arguments: "{}", Extra: extra}}},
+		{Role: chat.RoleUser, Content: "look", Images: []chat.Image{{MIMEType: "image/png", Data: []byte{1, 2}}}},
+		{Role: chat.RoleTool, Content: "no id"},
+		{Role: "robot", Content: "x"},
+	} {
+		if b, ok := appendPlainMessage(nil, &m); ok {
+			t.Errorf("message %d of another shape written directly: %s", i, b)
+		}
+	}
+}
+
+// FuzzPlainMessage compares the messages written directly with
+// openai-go's encoding of them, for any strings.
+func FuzzPlainMessage(f *testing.F) {
+	f.Add(uint8(0), "hello", "call_1", "bash", `{"a":1}`)
+	f.Add(uint8(3), "<&>\u2028\xff\x00\"\\", "\t", "", "[]")
+	f.Add(uint8(4), "", "", "x", "not json")
+	f.Add(uint8(1), "0123456789abcdef\"0123456\x7f89abcdef\x1f", "", "", "")
+	roles := []chat.Role{chat.RoleSystem, chat.RoleUser, chat.RoleTool, chat.RoleAssistant, chat.RoleAssistant}
+	f.Fuzz(func(t *testing.T, role uint8, content, id, name, args string) {
+		m := chat.Message{Role: roles[int(role)%len(roles)], Content: content}
+		switch int(role) % len(roles) {
+		case 2:
+			m.ToolCallID = id
+		case 4:
+			m.ToolCalls = []chat.ToolCall{{ID: id, Name: name, Arguments: args}, {ID: name, Name: id, Arguments: content}}
+		}
+		got, ok := appendPlainMessage(nil, &m)
+		if !ok {
+			if m.Role == chat.RoleTool && id == "" {
+				return
+			}
+			t.Fatalf("%+v not written directly", m)
+		}
+		if want := openAIGoEncoding(t, m); string(got) != string(want) {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
 }
