@@ -371,15 +371,19 @@ func (c *OpenAI) failed(attempts int, err error) error {
 // attempt sends the request once. replied reports whether any token of the
 // reply arrived (text was emitted or a tool call began), after which a
 // failure must not be retried.
-func (c *OpenAI) attempt(ctx context.Context, body []byte, emit func(Event)) (_ Reply, replied bool, _ error) {
+//
+// openai-go is given a placeholder body, which its NewStreaming copies to
+// set "stream" in it; body itself (which has it) goes in its place by a
+// middleware, in pieces (requestBody.send).
+func (c *OpenAI) attempt(ctx context.Context, body requestBody, emit func(Event)) (_ Reply, replied bool, _ error) {
 	wd := c.watch(ctx)
 	defer wd.stop()
 
 	var res *http.Response
 	var errLines errorLines
 	stream := c.completions.NewStreaming(wd.ctx, openai.ChatCompletionNewParams{},
-		option.WithRequestBody("application/json", body), option.WithResponseInto(&res),
-		option.WithMiddleware(errLines.watch))
+		option.WithRequestBody("application/json", []byte("{}")), option.WithResponseInto(&res),
+		option.WithMiddleware(errLines.watch), option.WithMiddleware(body.send))
 	defer stream.Close()
 
 	var a assembler

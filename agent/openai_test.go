@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -309,8 +311,20 @@ func TestOpenAIRetriesAfterRateLimit(t *testing.T) {
 		!strings.HasPrefix(retries[0].Err, "429 Too Many Requests: Rate limit reached for gpt-test") {
 		t.Errorf("retry events = %+v", retries)
 	}
-	if n := len(srv.Requests()); n != 2 {
-		t.Errorf("%d requests, want 2", n)
+	reqs := srv.Requests()
+	if n := len(reqs); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+	// The body goes in pieces, in place of openai-go's placeholder: each
+	// attempt sends it whole, once, with its length.
+	for i, r := range reqs {
+		if !bytes.Equal(r.Raw, reqs[0].Raw) || !json.Valid(r.Raw) || bytes.Count(r.Raw, []byte(`"stream"`)) != 1 ||
+			!bytes.HasPrefix(r.Raw, []byte(`{"stream":true,"messages":[{"content":"hi","role":"user"}]`)) {
+			t.Errorf("request %d: body %s", i, r.Raw)
+		}
+		if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(r.Raw)) {
+			t.Errorf("request %d: Content-Length %s for %d bytes", i, cl, len(r.Raw))
+		}
 	}
 }
 

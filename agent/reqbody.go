@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"reflect"
 	"runtime"
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -30,42 +35,83 @@ type requestBodies struct {
 	enc  [][]byte       // their encodings
 }
 
-// body returns the request body of req: `"stream":true` first (openai-go
-// sets it again and finds it at once), then the messages, then the other
-// parameters as openai-go encodes them.
-func (c *requestBodies) body(req Request) ([]byte, error) {
+// requestBody is the JSON body of one request in pieces: its head, each
+// message's encoding (shared with the cache, which never changes one),
+// the commas between them and its tail. Sending the pieces one after the
+// other spares a copy of the whole conversation per request (and
+// openai-go's second copy, when it sets "stream" in a body it is given:
+// send); at 4,000 messages (4.5 MB) the two copies took 3 ms a request.
+type requestBody struct {
+	pieces [][]byte
+	size   int
+}
+
+// Reader returns a reader of the whole body, from its start.
+func (b requestBody) Reader() io.Reader {
+	bufs := make(net.Buffers, len(b.pieces))
+	copy(bufs, b.pieces)
+	return &bufs
+}
+
+// Bytes returns the whole body in one slice.
+func (b requestBody) Bytes() []byte {
+	out := make([]byte, 0, b.size)
+	for _, p := range b.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// send is an openai-go middleware that sends b as the request's body in
+// place of the one openai-go made (a placeholder: see OpenAI.attempt).
+func (b requestBody) send(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(b.Reader()), nil }
+	req.Body, _ = req.GetBody()
+	req.ContentLength = int64(b.size)
+	return next(req)
+}
+
+var comma = []byte{','}
+
+// body returns the request body of req: `"stream":true` first, then the
+// messages, then the other parameters as openai-go encodes them.
+func (c *requestBodies) body(req Request) (requestBody, error) {
 	params, err := otherParams(req)
 	if err != nil {
-		return nil, err
+		return requestBody{}, err
 	}
 	rest, err := json.Marshal(params)
 	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
+		return requestBody{}, fmt.Errorf("encode the request: %w", err)
 	}
 	if len(rest) < 2 || rest[0] != '{' {
-		return nil, fmt.Errorf("encode the request: not a JSON object: %.40q", rest)
+		return requestBody{}, fmt.Errorf("encode the request: not a JSON object: %.40q", rest)
 	}
 	enc, err := c.messages(req.Messages)
 	if err != nil {
-		return nil, err
+		return requestBody{}, err
 	}
-	size := len(rest) + len(enc) + 32
-	for _, e := range enc {
-		size += len(e)
+	b := requestBody{pieces: make([][]byte, 0, 2*len(enc)+2)}
+	add := func(p []byte) {
+		b.pieces = append(b.pieces, p)
+		b.size += len(p)
 	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"stream":true,"messages":[`...)
+	add([]byte(`{"stream":true,"messages":[`))
 	for i, e := range enc {
 		if i > 0 {
-			b = append(b, ',')
+			add(comma)
 		}
-		b = append(b, e...)
+		add(e)
 	}
-	b = append(b, ']')
+	tail := []byte{']'}
 	if rest = bytes.TrimSpace(rest[1:]); rest[0] != '}' {
-		b = append(b, ',')
+		tail = append(tail, ',')
 	}
-	return append(b, rest...), nil
+	add(append(tail, rest...))
+	return b, nil
 }
 
 // messages returns the encoding of each message, reusing those of the
@@ -290,10 +336,28 @@ func plainWord(w string) bool {
 }
 
 // sameMessage reports whether a and b are the same message. Every field
-// counts (reflect.DeepEqual, so a field added to chat.Message is never
-// forgotten here); the strings of a conversation's messages are shared
-// from one request to the next, and comparing a string with itself does
-// not read it.
+// counts (TestSameMessageComparesEveryField fails when chat.Message gets
+// a field this does not compare); the strings of a conversation's
+// messages are shared from one request to the next, and comparing a
+// string with itself does not read it. reflect.DeepEqual did the same
+// for 4,000 messages in 0.7 ms a request.
 func sameMessage(a, b *chat.Message) bool {
-	return reflect.DeepEqual(a, b)
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || a.Reasoning != b.Reasoning ||
+		len(a.ToolCalls) != len(b.ToolCalls) || len(a.Images) != len(b.Images) || (a.Extra == nil) != (b.Extra == nil) ||
+		(a.ToolCalls == nil) != (b.ToolCalls == nil) || (a.Images == nil) != (b.Images == nil) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		x, y := &a.ToolCalls[i], &b.ToolCalls[i]
+		if x.ID != y.ID || x.Name != y.Name || x.Arguments != y.Arguments ||
+			(len(x.Extra) > 0 || len(y.Extra) > 0) && !reflect.DeepEqual(x.Extra, y.Extra) {
+			return false
+		}
+	}
+	for i := range a.Images {
+		if a.Images[i].MIMEType != b.Images[i].MIMEType || !bytes.Equal(a.Images[i].Data, b.Images[i].Data) {
+			return false
+		}
+	}
+	return a.Extra == nil || reflect.DeepEqual(a.Extra, b.Extra)
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
@@ -75,8 +76,15 @@ func TestRequestBodiesMatchOpenAIGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := decoded(t, b, false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: body\n%s\nwant the same as openai-go's\n%v", step, b, want)
+		whole := b.Bytes()
+		if got, want := decoded(t, whole, false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: body\n%s\nwant the same as openai-go's\n%v", step, whole, want)
+		}
+		// What is sent: the same bytes, from the start at each read.
+		for range 2 {
+			if sent, err := io.ReadAll(b.Reader()); err != nil || string(sent) != string(whole) || len(sent) != b.size {
+				t.Errorf("%s: the reader gives %d bytes (%v), the body is %d (size %d)", step, len(sent), err, len(whole), b.size)
+			}
 		}
 	}
 	check("first", req)
@@ -117,7 +125,7 @@ func TestRequestBodiesOfALongConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := decoded(t, b, false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
+	if got, want := decoded(t, b.Bytes(), false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
 		t.Errorf("the body of %d messages is not openai-go's", len(req.Messages))
 	}
 	c = requestBodies{}
@@ -134,7 +142,7 @@ func TestRequestBodiesOfALongConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := decoded(t, b, false), wholeBody(t, bad); !reflect.DeepEqual(got, want) {
+	if got, want := decoded(t, b.Bytes(), false), wholeBody(t, bad); !reflect.DeepEqual(got, want) {
 		t.Error("the body after the repair is not openai-go's")
 	}
 }
@@ -156,7 +164,7 @@ func TestRequestBodiesConcurrent(t *testing.T) {
 			var got struct {
 				Messages []openai.ChatCompletionMessageParamUnion
 			}
-			if err := json.Unmarshal(body, &got); err != nil || len(got.Messages) != len(req.Messages) {
+			if err := json.Unmarshal(body.Bytes(), &got); err != nil || len(got.Messages) != len(req.Messages) {
 				t.Errorf("got %d messages (%v), want %d", len(got.Messages), err, len(req.Messages))
 			}
 			if sys := got.Messages[0].GetContent().AsAny(); fmt.Sprint(*sys.(*string)) != req.Messages[0].Content {
@@ -194,7 +202,7 @@ func BenchmarkRequestBody(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.SetBytes(int64(len(body)))
+				b.SetBytes(int64(body.size))
 			}
 		})
 		// The first body of a continued session: every message encoded.
@@ -206,7 +214,7 @@ func BenchmarkRequestBody(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.SetBytes(int64(len(body)))
+				b.SetBytes(int64(body.size))
 			}
 		})
 		b.Run(fmt.Sprintf("whole/turns=%d", turns), func(b *testing.B) {
@@ -323,4 +331,49 @@ func FuzzPlainMessage(f *testing.F) {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
 	})
+}
+
+// TestSameMessageComparesEveryField: two messages that differ in any one
+// field of chat.Message (or of a call or an image in it) are not the same
+// message; a field that sameMessage does not know fails the test.
+func TestSameMessageComparesEveryField(t *testing.T) {
+	base := func() chat.Message {
+		return chat.Message{Role: chat.RoleAssistant, Content: "c", ToolCallID: "id", Reasoning: "r",
+			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "bash", Arguments: "{}", Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}},
+			Extra:     map[string]json.RawMessage{"k": json.RawMessage(`1`)},
+			Images:    []chat.Image{{MIMEType: "image/png", Data: []byte{1}}}}
+	}
+	change := map[string]func(m *chat.Message){
+		"Message.Role":       func(m *chat.Message) { m.Role = chat.RoleUser },
+		"Message.Content":    func(m *chat.Message) { m.Content = "d" },
+		"Message.ToolCalls":  func(m *chat.Message) { m.ToolCalls = append(m.ToolCalls, m.ToolCalls[0]) },
+		"Message.ToolCallID": func(m *chat.Message) { m.ToolCallID = "other" },
+		"Message.Reasoning":  func(m *chat.Message) { m.Reasoning = "other" },
+		"Message.Extra":      func(m *chat.Message) { m.Extra = map[string]json.RawMessage{"k": json.RawMessage(`2`)} },
+		"Message.Images":     func(m *chat.Message) { m.Images = nil },
+		"ToolCall.ID":        func(m *chat.Message) { m.ToolCalls[0].ID = "c2" },
+		"ToolCall.Name":      func(m *chat.Message) { m.ToolCalls[0].Name = "grep" },
+		"ToolCall.Arguments": func(m *chat.Message) { m.ToolCalls[0].Arguments = `{"a":1}` },
+		"ToolCall.Extra":     func(m *chat.Message) { m.ToolCalls[0].Extra = nil },
+		"Image.MIMEType":     func(m *chat.Message) { m.Images[0].MIMEType = "image/jpeg" },
+		"Image.Data":         func(m *chat.Message) { m.Images[0].Data = []byte{2} },
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[chat.Message](), reflect.TypeFor[chat.ToolCall](), reflect.TypeFor[chat.Image]()} {
+		for f := range typ.Fields() {
+			name := typ.Name() + "." + f.Name
+			ch, ok := change[name]
+			if !ok {
+				t.Errorf("%s is not compared by sameMessage: compare it there and change it here", name)
+				continue
+			}
+			a, b := base(), base()
+			if !sameMessage(&a, &b) {
+				t.Fatalf("two copies of a message are not the same")
+			}
+			ch(&b)
+			if sameMessage(&a, &b) || sameMessage(&b, &a) {
+				t.Errorf("messages that differ in %s are the same", name)
+			}
+		}
+	}
 }
