@@ -33,6 +33,11 @@ type requestBodies struct {
 	mu   sync.Mutex
 	msgs []chat.Message // the messages of the last body
 	enc  [][]byte       // their encodings
+	// rest is the encoding of the last body's other parameters (model,
+	// tools, reasoning effort), made from restOf: the tools' schemas are
+	// converted and encoded again only when they change.
+	rest   []byte
+	restOf Request // without its messages
 }
 
 // requestBody is the JSON body of one request in pieces: its head, each
@@ -79,16 +84,9 @@ var comma = []byte{','}
 // body returns the request body of req: `"stream":true` first, then the
 // messages, then the other parameters as openai-go encodes them.
 func (c *requestBodies) body(req Request) (requestBody, error) {
-	params, err := otherParams(req)
+	rest, err := c.otherParams(req)
 	if err != nil {
 		return requestBody{}, err
-	}
-	rest, err := json.Marshal(params)
-	if err != nil {
-		return requestBody{}, fmt.Errorf("encode the request: %w", err)
-	}
-	if len(rest) < 2 || rest[0] != '{' {
-		return requestBody{}, fmt.Errorf("encode the request: not a JSON object: %.40q", rest)
 	}
 	enc, err := c.messages(req.Messages)
 	if err != nil {
@@ -112,6 +110,49 @@ func (c *requestBodies) body(req Request) (requestBody, error) {
 	}
 	add(append(tail, rest...))
 	return b, nil
+}
+
+// otherParams returns the encoding of req's parameters other than the
+// messages, as openai-go makes it: the last one's when they are the same.
+func (c *requestBodies) otherParams(req Request) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rest != nil && sameParams(&req, &c.restOf) {
+		return c.rest, nil
+	}
+	params, err := otherParams(req)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	if len(rest) < 2 || rest[0] != '{' {
+		return nil, fmt.Errorf("encode the request: not a JSON object: %.40q", rest)
+	}
+	req.Messages, req.Tools = nil, slices.Clone(req.Tools)
+	for i := range req.Tools {
+		req.Tools[i].Parameters = bytes.Clone(req.Tools[i].Parameters)
+	}
+	c.rest, c.restOf = rest, req
+	return rest, nil
+}
+
+// sameParams reports whether a and b have the same parameters other than
+// their messages (TestRequestBodiesFollowEveryParameter fails when
+// Request or chat.ToolSpec gets a field this does not compare).
+func sameParams(a, b *Request) bool {
+	if a.Model != b.Model || a.ReasoningEffort != b.ReasoningEffort || len(a.Tools) != len(b.Tools) {
+		return false
+	}
+	for i := range a.Tools {
+		x, y := &a.Tools[i], &b.Tools[i]
+		if x.Name != y.Name || x.Description != y.Description || !bytes.Equal(x.Parameters, y.Parameters) {
+			return false
+		}
+	}
+	return true
 }
 
 // messages returns the encoding of each message, reusing those of the

@@ -377,3 +377,51 @@ func TestSameMessageComparesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestBodiesFollowEveryParameter: a request that differs from the
+// one before in any one field of Request (or of a tool in it) gets the
+// body openai-go makes of it, not the last one's parameters; a field the
+// cache does not know fails the test.
+func TestRequestBodiesFollowEveryParameter(t *testing.T) {
+	change := map[string]func(r *Request){
+		"Request.Model":           func(r *Request) { r.Model = "other" },
+		"Request.Messages":        func(r *Request) { r.Messages = append(r.Messages, chat.UserMessage("more")) },
+		"Request.Tools":           func(r *Request) { r.Tools = r.Tools[:1] },
+		"Request.ReasoningEffort": func(r *Request) { r.ReasoningEffort = "high" },
+		"ToolSpec.Name":           func(r *Request) { r.Tools[1].Name = "grep" },
+		"ToolSpec.Description":    func(r *Request) { r.Tools[1].Description = "Search" },
+		"ToolSpec.Parameters":     func(r *Request) { r.Tools[1].Parameters[2] = 'T' }, // in place
+	}
+	base := func() Request {
+		req := bodyRequest(1)
+		req.Tools = append(req.Tools, chat.ToolSpec{Name: "read", Description: "Read", Parameters: json.RawMessage(`{"type":"object"}`)})
+		return req
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Request](), reflect.TypeFor[chat.ToolSpec]()} {
+		for f := range typ.Fields() {
+			name := typ.Name() + "." + f.Name
+			ch, ok := change[name]
+			if !ok {
+				t.Errorf("%s is not compared by the body's cache: compare it in sameParams and change it here", name)
+				continue
+			}
+			var c requestBodies
+			req := base()
+			first, err := c.body(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch(&req)
+			b, err := c.body(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := decoded(t, b.Bytes(), false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
+				t.Errorf("after a change of %s: body\n%s\nwant openai-go's\n%v", name, b.Bytes(), want)
+			}
+			if string(b.Bytes()) == string(first.Bytes()) {
+				t.Errorf("a change of %s did not change the body", name)
+			}
+		}
+	}
+}
