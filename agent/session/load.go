@@ -106,8 +106,13 @@ func decodeParallel(lines [][]byte, recs []Record, bad []bool) {
 	wg.Wait()
 }
 
-// decodeRecord decodes one line of a session file into r.
+// decodeRecord decodes one line of a session file into r: a message
+// record as the Writer writes it directly (decodeMessageLine), any other
+// line with segmentio's decoder.
 func decodeRecord(line []byte, r *Record) error {
+	if decodeMessageLine(line, r) {
+		return nil
+	}
 	return fastjson.Unmarshal(line, r)
 }
 
