@@ -10,8 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	fastjson "github.com/segmentio/encoding/json"
-
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -85,10 +83,7 @@ func Load(path string) (*Loaded, error) {
 }
 
 // decodeParallel decodes lines[i] into recs[i] on every CPU, marking the
-// lines that are not records in bad. The decoder is segmentio's, which
-// decodes what encoding/json does into the same values (FuzzDecodeRecord
-// compares them) in half its time: the lines of a 10,000-record session
-// took 48 ms of one CPU with encoding/json, 26 ms with it.
+// lines that are not records in bad.
 func decodeParallel(lines [][]byte, recs []Record, bad []bool) {
 	workers := min(runtime.GOMAXPROCS(0), max(len(lines)/256, 1))
 	chunk := (len(lines) + workers - 1) / workers
@@ -108,12 +103,12 @@ func decodeParallel(lines [][]byte, recs []Record, bad []bool) {
 
 // decodeRecord decodes one line of a session file into r: a message
 // record as the Writer writes it directly (decodeMessageLine), any other
-// line with segmentio's decoder.
+// line with encoding/json.
 func decodeRecord(line []byte, r *Record) error {
 	if decodeMessageLine(line, r) {
 		return nil
 	}
-	return fastjson.Unmarshal(line, r)
+	return json.Unmarshal(line, r)
 }
 
 func (l *Loaded) readHeader(b []byte) error {
