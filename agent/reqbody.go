@@ -32,7 +32,7 @@ import (
 type requestBodies struct {
 	mu   sync.Mutex
 	msgs []chat.Message // the messages of the last body
-	enc  [][]byte       // their encodings
+	enc  [][]byte       // their encodings, each after a comma (commaMessage)
 	// rest is the encoding of the last body's other parameters (model,
 	// tools, reasoning effort), made from restOf: the tools' schemas are
 	// converted and encoded again only when they change.
@@ -41,9 +41,9 @@ type requestBodies struct {
 }
 
 // requestBody is the JSON body of one request in pieces: its head, each
-// message's encoding (shared with the cache, which never changes one),
-// the commas between them and its tail. Sending the pieces one after the
-// other spares a copy of the whole conversation per request (and
+// message's encoding with the comma before it (shared with the cache,
+// which never changes one) and its tail. Sending the pieces one after
+// the other spares a copy of the whole conversation per request (and
 // openai-go's second copy, when it sets "stream" in a body it is given:
 // send); at 4,000 messages (4.5 MB) the two copies took 3 ms a request.
 type requestBody struct {
@@ -79,8 +79,6 @@ func (b requestBody) send(req *http.Request, next option.MiddlewareNext) (*http.
 	return next(req)
 }
 
-var comma = []byte{','}
-
 // body returns the request body of req: `"stream":true` first, then the
 // messages, then the other parameters as openai-go encodes them.
 func (c *requestBodies) body(req Request) (requestBody, error) {
@@ -88,21 +86,23 @@ func (c *requestBodies) body(req Request) (requestBody, error) {
 	if err != nil {
 		return requestBody{}, err
 	}
-	enc, err := c.messages(req.Messages)
-	if err != nil {
-		return requestBody{}, err
-	}
-	b := requestBody{pieces: make([][]byte, 0, 2*len(enc)+2)}
+	var b requestBody
 	add := func(p []byte) {
 		b.pieces = append(b.pieces, p)
 		b.size += len(p)
 	}
-	add([]byte(`{"stream":true,"messages":[`))
-	for i, e := range enc {
-		if i > 0 {
-			add(comma)
+	err = c.messages(req.Messages, func(enc [][]byte) {
+		b.pieces = make([][]byte, 0, len(enc)+2)
+		add([]byte(`{"stream":true,"messages":[`))
+		for i, e := range enc {
+			if i == 0 {
+				e = e[1:]
+			}
+			add(e)
 		}
-		add(e)
+	})
+	if err != nil {
+		return requestBody{}, err
 	}
 	tail := []byte{']'}
 	if rest = bytes.TrimSpace(rest[1:]); rest[0] != '}' {
@@ -155,9 +155,9 @@ func sameParams(a, b *Request) bool {
 	return true
 }
 
-// messages returns the encoding of each message, reusing those of the
-// last body's shared prefix.
-func (c *requestBodies) messages(msgs []chat.Message) ([][]byte, error) {
+// messages encodes msgs, reusing the encodings of the last body's shared
+// prefix, and hands use the encoding of each message.
+func (c *requestBodies) messages(msgs []chat.Message, use func(enc [][]byte)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	same := 0
@@ -168,11 +168,12 @@ func (c *requestBodies) messages(msgs []chat.Message) ([][]byte, error) {
 	enc := make([][]byte, len(msgs)-same)
 	if i, err := encodeMessages(msgs[same:], enc); err != nil {
 		c.msgs, c.enc = append(c.msgs, msgs[same:same+i]...), append(c.enc, enc[:i]...)
-		return nil, fmt.Errorf("message %d: %w", same+i, err)
+		return fmt.Errorf("message %d: %w", same+i, err)
 	}
 	c.msgs, c.enc = append(c.msgs, msgs[same:]...), append(c.enc, enc...)
-	// A copy: the next call may change the cache while this body is built.
-	return slices.Clone(c.enc), nil
+	// While the lock is held: the next call changes c.enc.
+	use(c.enc)
+	return nil
 }
 
 // parallelFrom is the number of messages to encode from which the work is
@@ -197,7 +198,7 @@ func encodeMessages(msgs []chat.Message, enc [][]byte) (int, error) {
 		first[w] = hi
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				e, err := encodeMessage(msgs[i])
+				e, err := commaMessage(msgs[i])
 				if err != nil {
 					first[w], errs[w] = i, err
 					return
@@ -215,25 +216,38 @@ func encodeMessages(msgs []chat.Message, enc [][]byte) (int, error) {
 	return len(msgs), nil
 }
 
-// encodeMessage is a message's encoding as openai-go makes it. The
-// messages of a conversation's usual shapes are written directly
-// (appendPlainMessage, byte for byte what openai-go writes: ten times
-// faster than its reflection); the others go through openai-go's own
-// MarshalJSON, called directly (json.Marshal would check and compact what
-// it returns again: a third of the time).
+// encodeMessage is a message's encoding as openai-go makes it.
 func encodeMessage(m chat.Message) ([]byte, error) {
+	b, err := commaMessage(m)
+	if err != nil {
+		return nil, err
+	}
+	return b[1:], nil
+}
+
+// commaMessage is a comma, then m's encoding as openai-go makes it: the
+// cache keeps each message so, which spares a piece per message in a
+// body (the first message's comma is left out). The messages of a
+// conversation's usual shapes are written directly (appendPlainMessage,
+// byte for byte what openai-go writes: ten times faster than its
+// reflection); the others go through openai-go's own MarshalJSON, called
+// directly (json.Marshal would check and compact what it returns again:
+// a third of the time).
+func commaMessage(m chat.Message) ([]byte, error) {
 	size := len(m.Content) + len(m.ToolCallID) + 64
 	for _, tc := range m.ToolCalls {
 		size += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 80
 	}
-	if b, ok := appendPlainMessage(make([]byte, 0, size+size/16), &m); ok {
+	b := append(make([]byte, 0, size+size/16), ',')
+	if b, ok := appendPlainMessage(b, &m); ok {
 		return b, nil
 	}
 	p, err := messageParam(m)
 	if err != nil {
 		return nil, err
 	}
-	return p.MarshalJSON()
+	enc, err := p.MarshalJSON()
+	return append(b, enc...), err
 }
 
 // appendPlainMessage appends m's encoding as openai-go makes it (see

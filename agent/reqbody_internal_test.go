@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -423,5 +424,41 @@ func TestRequestBodiesFollowEveryParameter(t *testing.T) {
 				t.Errorf("a change of %s did not change the body", name)
 			}
 		}
+	}
+}
+
+// TestRequestBodyOfALongConversationCopiesNothing: once a conversation's
+// messages are encoded, the next request's body costs what its list of
+// pieces costs, not a copy of the conversation (issue 27: the time per
+// turn stays flat as a session grows). Counted in bytes allocated, the
+// same on any machine.
+func TestRequestBodyOfALongConversationCopiesNothing(t *testing.T) {
+	req := bodyRequest(1000) // 4,001 messages
+	out := strings.Repeat("func handler(w http.ResponseWriter, r *http.Request) {}\n", 40)
+	for i := range req.Messages {
+		if req.Messages[i].Role == chat.RoleTool {
+			req.Messages[i].Content = out
+		}
+	}
+	var c requestBodies
+	first, err := c.body(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := req
+	next.Messages = append(req.Messages[:len(req.Messages):len(req.Messages)], chat.UserMessage("next"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 5
+	for range n {
+		if _, err := c.body(next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perBody := (after.TotalAlloc - before.TotalAlloc) / n
+	// The pieces: a slice header per message and comma, 190 KB here.
+	if limit := uint64(first.size) / 20; perBody > limit {
+		t.Errorf("a body of a %d-byte conversation allocates %d bytes, more than %d: the conversation is copied again", first.size, perBody, limit)
 	}
 }
