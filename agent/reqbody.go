@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/openai/openai-go/v3/option"
 
@@ -384,8 +386,7 @@ func appendWireString(b []byte, s string) []byte {
 // when a byte of x is zero; x-0x20… likewise when one is below 0x20.
 func plainWord(w string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(w), len(w))) // read only
 	q, bs := x^(ones*'"'), x^(ones*'\\')
 	return (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
 }

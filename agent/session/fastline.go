@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -231,8 +232,7 @@ func (p *lineParser) str() (string, bool) {
 // JSON string holds as it is: none below 0x20, no quote, no backslash.
 func plainBytes(w []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	x := binary.LittleEndian.Uint64(w)
 	q, bs := x^(ones*'"'), x^(ones*'\\')
 	return (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
 }
