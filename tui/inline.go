@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"io"
 	"strings"
 	"time"
 
@@ -112,10 +113,12 @@ func (m *Model) printNext() tea.Cmd {
 		p.queue = nil
 	}
 	p.inFlight = true
-	text := strings.Join(chunk, "\n")
-	if text == "" {
-		text = " " // tea.Println prints nothing for an empty string
-	}
+	// The lines go to the terminal as they are, each followed by an erase
+	// to its end: with the terminal's line wrap on, so that a line drawn
+	// wider than the terminal has become (a resize it has not heard of
+	// yet) wraps and is kept whole; the output turns it off again after
+	// the print (inlineOutput).
+	text := ansi.SetModeAutoWrap + strings.Join(chunk, "\n")
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
 }
 
@@ -125,10 +128,9 @@ func (m *Model) printed() tea.Cmd {
 	return m.printNext()
 }
 
-// inlineRows are the rows of the inline frame as the state has them, and
-// the editor's cursor: at most inlineFrameMax rows, one blank row once the
-// session is over.
-func (m *Model) inlineRows() ([]string, *tea.Cursor) {
+// inlineRows are the rows of the inline frame as the state has them: at
+// most inlineFrameMax rows, one blank row once the session is over.
+func (m *Model) inlineRows() []string {
 	if m.quitting || !m.print.started {
 		// Before the first print the frame is one blank row that does not
 		// change: the program may start at the screen's top-left, and a
@@ -136,29 +138,58 @@ func (m *Model) inlineRows() ([]string, *tea.Cursor) {
 		// scroll-on-clear) takes for clearing the screen and moves the old
 		// frame into the scrollback. The first print puts the welcome
 		// above the frame.
-		return []string{" "}, nil
+		return []string{" "}
 	}
-	rows, cursor := m.screen()
+	rows, _ := m.screen()
 	if over := len(rows) - m.inlineFrameMax(); over > 0 {
 		// The frame leaves room for the lines printed above it.
 		rows = rows[over:]
-		if cursor != nil {
-			cursor.Y -= over
-		}
 	}
-	return rows, cursor
+	return rows
 }
 
 // inlineView is the inline frame: its rows, or while a shrink waits for
-// the terminal, the rows under blank ones as tall as the frame was, with
-// the cursor at the top-left.
+// the terminal, the rows under blank ones as tall as the frame was; and
+// the terminal's cursor at its top-left, hidden (inlineOutput), except on
+// the blank row before the first print and after the last. The editor
+// draws its own cursor.
+//
+// The cursor rests at the frame's top-left because of what terminals do
+// when their width changes. tmux, VTE (GNOME Terminal and others), kitty,
+// iTerm2, Ghostty, WezTerm and Alacritty reflow their screen: a line wider
+// than the new width is split into rows (rows they split are joined again
+// when it grows), and the cursor stays on its character. xterm does not
+// reflow: it cuts the rows and the cursor keeps its row. When the height
+// shrinks, tmux drops rows below the cursor and moves rows from the top
+// into the history; the others keep the cursor's row on the screen too.
+// The program hears of the new size afterwards (tmux tells the program's
+// terminal some 200 ms after it reflowed its screen), and the renderer
+// redraws from the frame's top, which it finds by moving up from the
+// cursor by the rows it drew, then erases the screen below. With the
+// cursor on the editor, the rows above it had been reflowed: a rule drawn
+// 70 wide takes two rows at 50, the move up ends on the second, and the
+// first stays in the history above the new frame (and a taller frame left
+// more: every live row wider than the new width, a dialog's borders).
+//
+// With the cursor at column 0 of the frame's first row, on a line that
+// begins there (the row above ends with a newline, and the frame's rows
+// never wrap: inlineOutput), no row of the frame is above the cursor: a
+// reflow, of any number of resizes, moves the frame's top with the cursor,
+// the redraw moves up by none and erases the old frame whole, however it
+// was reflowed; and a shorter screen moves no row of the frame into the
+// history. This does not count rows the terminal made, so it holds for
+// each terminal's reflow, and for xterm's cut rows. What it cannot help: a
+// resize that tmux takes in the middle of one frame's write (the cursor
+// then below the top) reflows the rows above the cursor as before.
 func (m *Model) inlineView() ([]string, *tea.Cursor) {
-	rows, cursor := m.inlineRows()
+	rows := m.inlineRows()
+	if m.quitting || !m.print.started {
+		return rows, nil
+	}
 	if pad := m.frame.height - len(rows); pad > 0 {
 		rows = append(make([]string, pad), rows...)
-		cursor = tea.NewCursor(0, 0)
 	}
-	return rows, cursor
+	return rows, tea.NewCursor(0, 0)
 }
 
 // syncFrame follows the frame's height after an update: it grows at once;
@@ -166,7 +197,7 @@ func (m *Model) inlineView() ([]string, *tea.Cursor) {
 // written after the frame as tall as before with the cursor at its top,
 // comes back answered.
 func (m *Model) syncFrame() tea.Cmd {
-	rows, _ := m.inlineRows()
+	rows := m.inlineRows()
 	m.frame.height = max(m.frame.height, len(rows))
 	if m.frame.syncing || (m.print.started && len(rows) >= m.frame.height) {
 		return nil
@@ -197,7 +228,64 @@ func (m *Model) synced() {
 		return
 	}
 	m.frame.syncing = false
-	rows, _ := m.inlineRows()
+	rows := m.inlineRows()
 	m.frame.height = len(rows)
 	m.print.started = true
+}
+
+// frameModes are the terminal's modes while the inline frame is on the
+// screen: its cursor hidden (the editor draws its own, and the terminal's
+// stays at the frame's top-left: see inlineView) and its line wrap off (see
+// inlineOutput); leaveFrameModes puts them back.
+const (
+	frameModes      = ansi.HideCursor + ansi.ResetModeAutoWrap
+	leaveFrameModes = ansi.SetModeAutoWrap + ansi.ShowCursor
+)
+
+// inlineOutput is the terminal as the program writes to it in inline
+// mode: each write ends, in the same write, with frameModes.
+//
+// The cursor: Bubble Tea shows the terminal's cursor wherever a view puts
+// one and hides it only when a view has none, but inline mode needs it at
+// the frame's top-left, not seen.
+//
+// The line wrap: a frame is drawn for the width the program knows. When
+// the terminal became narrower and the program has not heard of it yet
+// (while a window's edge is dragged, every frame), a row wider than the
+// terminal wraps, and the renderer, which moves the cursor by the rows it
+// drew, leaves the cursor rows below the frame's top: the next redraw
+// starts there, and the rows above stay in the history. Without the wrap
+// the row is cut at the terminal's edge and the frame keeps its rows; the
+// next frame, drawn at the new width, replaces it whole. Lines printed
+// above the frame turn the wrap on for themselves (printNext).
+func inlineOutput(out io.Writer) io.Writer {
+	if f, ok := out.(ttyFile); ok {
+		// Bubble Tea reads the terminal's size from its output when that
+		// is a terminal.
+		return inlineTTY{f}
+	}
+	return inlineWriter{out}
+}
+
+// ttyFile is a terminal as Bubble Tea knows one (x/term's File).
+type ttyFile interface {
+	io.ReadWriteCloser
+	Fd() uintptr
+}
+
+type inlineWriter struct{ w io.Writer }
+
+func (o inlineWriter) Write(p []byte) (int, error) { return writeInFrameModes(o.w, p) }
+
+type inlineTTY struct{ ttyFile }
+
+func (o inlineTTY) Write(p []byte) (int, error) { return writeInFrameModes(o.ttyFile, p) }
+
+// writeInFrameModes writes p and frameModes in one write, so that the
+// terminal never shows the cursor between them.
+func writeInFrameModes(w io.Writer, p []byte) (int, error) {
+	b := make([]byte, 0, len(p)+len(frameModes))
+	b = append(append(b, p...), frameModes...)
+	n, err := w.Write(b)
+	return min(n, len(p)), err
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -185,5 +186,97 @@ func TestInlineFrameShrinksFromItsTop(t *testing.T) {
 	h.send(tea.CursorPositionMsg{})
 	if got := strings.Count(h.m.View().Content, "\n") + 1; got >= tall {
 		t.Errorf("the frame is %d rows after both answers, want fewer than %d", got, tall)
+	}
+}
+
+// TestInlineCursorRestsAtTheFrameTop: in inline mode the terminal's
+// cursor is at the frame's top-left, whatever the editor's cursor and with
+// a dialog open (a terminal that reflows the screen keeps the cursor on
+// its character, so the frame's top moves with it, and the redraw finds
+// it); the editor draws its cursor as text, in reverse video. Full-screen
+// mode keeps the terminal's cursor in the editor.
+func TestInlineCursorRestsAtTheFrameTop(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("hello").keys("enter")
+	h.events(agent.TextDelta{Text: "a live answer, its rows above the editor"})
+	h.typeText("draft")
+	v := h.m.View()
+	if v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+	rows := strings.Split(v.Content, "\n")
+	editor := -1
+	for i, r := range rows {
+		if strings.HasPrefix(ansi.Strip(r), "› draft") {
+			editor = i
+		}
+	}
+	if editor < 1 {
+		t.Fatalf("no editor row below the live answer:\n%s", ansi.Strip(v.Content))
+	}
+	if !strings.Contains(rows[editor], "\x1b[7m") {
+		t.Errorf("the editor's row draws no cursor in reverse video: %q", rows[editor])
+	}
+
+	d := newHarness(t, func(o *Options) { o.Inline = true })
+	d.agent.outcomes = []fakeOutcome{paused(bashCall("c1", "make"))}
+	d.typeText("build it").keys("enter")
+	if len(d.m.dialogs) != 1 {
+		t.Fatalf("no approval dialog after a pause:\n%s", d.screen())
+	}
+	if v := d.m.View(); v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("with a dialog open the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+
+	full := newHarness(t)
+	full.typeText("draft")
+	v = full.m.View()
+	if v.Cursor == nil || v.Cursor.Y == 0 || v.Cursor.X != ansi.StringWidth("› draft") {
+		t.Errorf("full-screen, the cursor is at %+v, want after the draft in the editor", v.Cursor)
+	}
+	if strings.Contains(v.Content, "\x1b[7m") {
+		t.Error("full-screen, the editor draws a cursor of its own too")
+	}
+}
+
+// TestInlineOutputKeepsTheFrameModes: every write of the program ends, in
+// the same write, with the cursor hidden and the line wrap off (a frame
+// drawn for a wider terminal than it reaches keeps its rows); the output
+// is still a terminal to Bubble Tea when the terminal was one; a chunk of
+// lines printed above the frame turns the wrap on for itself.
+func TestInlineOutputKeepsTheFrameModes(t *testing.T) {
+	var b strings.Builder
+	out := inlineOutput(&b)
+	if n, err := out.Write([]byte("frame")); n != len("frame") || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if got, want := b.String(), "frame"+ansi.HideCursor+ansi.ResetModeAutoWrap; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if f, ok := inlineOutput(w).(ttyFile); !ok || f.Fd() != w.Fd() {
+		t.Errorf("the output of a terminal is %T, not a terminal", inlineOutput(w))
+	}
+
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("hello").keys("enter")
+	var chunks int
+	for _, m := range h.out {
+		v := reflect.ValueOf(m)
+		if v.Kind() == reflect.Struct && v.Type().Name() == "printLineMessage" {
+			chunks++
+			if s := v.Field(0).String(); !strings.HasPrefix(s, ansi.SetModeAutoWrap) {
+				t.Errorf("a chunk printed without the line wrap on: %q", s)
+			}
+		}
+	}
+	if chunks == 0 {
+		t.Fatal("nothing was printed")
 	}
 }

@@ -317,7 +317,7 @@ func New(opts Options) *Model {
 		m.notice = err.Error()
 	}
 	m.setTheme(th)
-	m.input = newInput(&m.styles)
+	m.input = newInput(&m.styles, opts.Inline)
 	m.input.loadHistory(opts.History)
 	if opts.About.Version != "" {
 		m.transcript.add(m.welcome())

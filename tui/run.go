@@ -23,16 +23,26 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	m := New(opts)
 	m.ctx = ctx
 	defer m.bridge.Close()
+	termOut := out
+	if opts.Inline {
+		termOut = inlineOutput(out)
+	}
 	p := tea.NewProgram(m,
 		tea.WithContext(ctx),
 		tea.WithInput(in),
-		tea.WithOutput(out),
+		tea.WithOutput(termOut),
 		// Ctrl+C is a key (it interrupts a turn); SIGINT from elsewhere
 		// and SIGTERM cancel ctx.
 		tea.WithoutSignalHandler(),
 		tea.WithEnvironment(m.opts.Env),
 	)
 	final, err := p.Run()
+	if opts.Inline {
+		// Bubble Tea has shown the cursor again; inlineOutput hid it after.
+		if _, werr := io.WriteString(out, leaveFrameModes); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if fm, ok := final.(*Model); ok && fm != nil {
 		m = fm
 	}
