@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"time"
@@ -178,9 +179,20 @@ func (m *Model) inlineRows() []string {
 // the redraw moves up by none and erases the old frame whole, however it
 // was reflowed; and a shorter screen moves no row of the frame into the
 // history. This does not count rows the terminal made, so it holds for
-// each terminal's reflow, and for xterm's cut rows. What it cannot help: a
-// resize that tmux takes in the middle of one frame's write (the cursor
-// then below the top) reflows the rows above the cursor as before.
+// each terminal's reflow, and for xterm's cut rows.
+//
+// What it cannot help, in tmux (3.3, tried; its grid.c and screen.c):
+// tmux keeps the screen's last row when it reflows, the blank rows below
+// the frame too, and moves the rows above into the history, so a frame
+// that grows by more rows than there are above it (a dialog near the
+// screen's top, narrowed to half) has its first rows in the history before
+// the program hears of the resize; tmux then puts the cursor at the
+// screen's top-left, and the redraw erases from there (eraseBelow keeps
+// that erase from moving the rest of the old frame into the history too).
+// While the frame grows by fewer rows than there are above it on the
+// screen, it stays on the screen whole. And a resize that tmux takes
+// in the middle of one frame's write (the cursor then below the top)
+// reflows the rows above the cursor as before.
 func (m *Model) inlineView() ([]string, *tea.Cursor) {
 	rows := m.inlineRows()
 	if m.quitting || !m.print.started {
@@ -243,11 +255,14 @@ const (
 )
 
 // inlineOutput is the terminal as the program writes to it in inline
-// mode: each write ends, in the same write, with frameModes.
+// mode: each write ends, in the same write, with frameModes, and erases
+// below without scrolling tmux's screen into its history.
 //
 // The cursor: Bubble Tea shows the terminal's cursor wherever a view puts
 // one and hides it only when a view has none, but inline mode needs it at
 // the frame's top-left, not seen.
+//
+// The erase: see eraseBelow.
 //
 // The line wrap: a frame is drawn for the width the program knows. When
 // the terminal became narrower and the program has not heard of it yet
@@ -281,11 +296,23 @@ type inlineTTY struct{ ttyFile }
 
 func (o inlineTTY) Write(p []byte) (int, error) { return writeInFrameModes(o.ttyFile, p) }
 
-// writeInFrameModes writes p and frameModes in one write, so that the
-// terminal never shows the cursor between them.
+// eraseBelow erases the screen from the cursor down as
+// ansi.EraseScreenBelow does, but one column to the right of the cursor
+// (the cursor's row was erased from the cursor first, and the cursor is
+// put back): tmux takes an erase below at the screen's top-left for
+// clearing the whole screen and moves the screen into the history first
+// (its scroll-on-clear), and the frame's top is at the screen's top-left
+// whenever a reflow moved it there.
+const eraseBelow = ansi.EraseLineRight + ansi.SaveCursor + ansi.CUF1 + ansi.EraseScreenBelow + ansi.RestoreCursor
+
+// writeInFrameModes writes p, its erases below as eraseBelow, and
+// frameModes in one write, so that the terminal never shows the cursor
+// between them.
 func writeInFrameModes(w io.Writer, p []byte) (int, error) {
-	b := make([]byte, 0, len(p)+len(frameModes))
-	b = append(append(b, p...), frameModes...)
-	n, err := w.Write(b)
+	b := bytes.ReplaceAll(p, []byte(ansi.EraseScreenBelow), []byte(eraseBelow))
+	n, err := w.Write(append(b, frameModes...))
+	if n == len(b)+len(frameModes) {
+		return len(p), err
+	}
 	return min(n, len(p)), err
 }

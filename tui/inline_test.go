@@ -241,16 +241,22 @@ func TestInlineCursorRestsAtTheFrameTop(t *testing.T) {
 
 // TestInlineOutputKeepsTheFrameModes: every write of the program ends, in
 // the same write, with the cursor hidden and the line wrap off (a frame
-// drawn for a wider terminal than it reaches keeps its rows); the output
+// drawn for a wider terminal than it reaches keeps its rows), its erases
+// below start right of the cursor after erasing the cursor's row; the output
 // is still a terminal to Bubble Tea when the terminal was one; a chunk of
 // lines printed above the frame turns the wrap on for itself.
 func TestInlineOutputKeepsTheFrameModes(t *testing.T) {
 	var b strings.Builder
 	out := inlineOutput(&b)
-	if n, err := out.Write([]byte("frame")); n != len("frame") || err != nil {
+	frame := "\r" + ansi.EraseScreenBelow + "rule\r\nstatus\r" + ansi.CursorUp(1)
+	if n, err := out.Write([]byte(frame)); n != len(frame) || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	if got, want := b.String(), "frame"+ansi.HideCursor+ansi.ResetModeAutoWrap; got != want {
+	// The erase below leaves the cursor's column to the right of the
+	// cursor: tmux takes an erase below at the screen's top-left for
+	// clearing the screen, and scrolls the screen into its history.
+	erase := ansi.EraseLineRight + ansi.SaveCursor + ansi.CUF1 + ansi.EraseScreenBelow + ansi.RestoreCursor
+	if got, want := b.String(), "\r"+erase+"rule\r\nstatus\r"+ansi.CursorUp(1)+ansi.HideCursor+ansi.ResetModeAutoWrap; got != want {
 		t.Errorf("wrote %q, want %q", got, want)
 	}
 

@@ -296,11 +296,22 @@ func (e *e2e) startTUI(args ...string) *tmuxSession { return e.startTUISize(100,
 
 // startTUISize starts the binary with args in a terminal of w×h cells.
 func (e *e2e) startTUISize(w, h int, args ...string) *tmuxSession {
+	e.t.Helper()
+	return e.startTUIAfter(w, h, 0, args...)
+}
+
+// startTUIAfter starts the binary with args in a terminal of w×h cells
+// after n lines of the shell's output (1 to n), as in a terminal used
+// before: the program starts on the screen's last row.
+func (e *e2e) startTUIAfter(w, h, n int, args ...string) *tmuxSession {
 	t := e.t
 	t.Helper()
 	needTmux(t)
 	cmd := e.command(args...)
 	var line []string
+	if n > 0 {
+		line = append(line, "seq", "1", strconv.Itoa(n), ";")
+	}
 	line = append(line, "env", "-i")
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
