@@ -24,26 +24,26 @@ import (
 // And each tea.Println is a Cmd of its own, run in a goroutine of its own,
 // so two of them may reach the terminal in either order.
 //
-// Two more facts of the renderer shape the frame. Before its first frame
-// its idea of the frame is the whole screen, so a print then scrolls blank
-// rows into the scrollback. And when a frame is shorter than the one
-// before, it moves the cursor up to the frame's top from the cursor's row
-// cut to the new height: from the editor's row of a taller frame, or the
-// last row of a dialog, that stops short of the top, and the old frame's
-// top rows stay behind, into the scrollback later.
+// One more fact of the renderer shapes the printing: before its first
+// frame its idea of the frame is the whole screen, so a print then scrolls
+// blank rows into the scrollback.
 //
 // So the printer keeps the lines to print in order and hands the terminal
 // one chunk at a time, each no taller than the room the frame leaves on
 // the screen (inlineRoom), waiting for a chunk's printedMsg before the
-// next; the frame never grows past inlineFrameMax; and the frame shrinks
-// in two steps: first a frame as tall as the old one with the cursor at its
-// top-left, then, once that frame was surely drawn, the shorter one. A
-// frame is surely drawn when the terminal has answered two cursor position
-// requests, the second asked after the first was answered: the program
-// writes such a request just before the frame of the same tick, so the
-// first answer alone can overtake that frame; the second request goes out
-// on a later tick, after the first tick's frame. The first print waits for
-// this too.
+// next; the frame never grows past inlineFrameMax; and the first print
+// waits until the first frame was surely drawn. A frame is surely drawn
+// when the terminal has answered two cursor position requests, the second
+// asked after the first was answered: the program writes such a request
+// just before the frame of the same tick, so the first answer alone can
+// overtake that frame; the second request goes out on a later tick, after
+// the first tick's frame.
+//
+// The frame's top is where the renderer moves the cursor to redraw: the
+// terminal's cursor rests there (inlineView), so a frame shorter than the
+// one before is drawn at once (from a cursor on a lower row, the renderer
+// moved up by the rows of the shorter frame, short of the old frame's top,
+// and left its top rows behind).
 type printer struct {
 	queue    []string // lines taken from the transcript, not printed yet
 	inFlight bool     // a chunk was handed out; its printedMsg has not come back
@@ -51,16 +51,16 @@ type printer struct {
 	started  bool     // a frame was drawn: printing may begin
 }
 
-// inlineFrame is what the UI knows of the frame on the screen.
+// inlineFrame is what the UI knows of the first frame: whether it was
+// surely drawn (printer.started) is asked of the terminal.
 type inlineFrame struct {
-	height  int    // the tallest frame since the last shrink
-	syncing bool   // cursor position requests are out; the frame keeps height
+	syncing bool   // cursor position requests are out
 	asked   int    // the requests answered of the two
 	seq     uint64 // the sync's number (its fallback timer names it)
 }
 
 // syncWait bounds the wait for a terminal that does not answer a cursor
-// position request: the frame then shrinks (or printing begins) anyway.
+// position request: printing begins anyway.
 const syncWait = 500 * time.Millisecond
 
 // syncTimeoutMsg ends the wait for the answer to request seq.
@@ -91,7 +91,7 @@ func (m *Model) printNext() tea.Cmd {
 		return nil
 	}
 	if len(p.queue) == 0 {
-		if p.quit && m.frame.height <= 1 && !m.frame.syncing {
+		if p.quit {
 			return tea.Quit
 		}
 		return nil
@@ -149,11 +149,9 @@ func (m *Model) inlineRows() []string {
 	return rows
 }
 
-// inlineView is the inline frame: its rows, or while a shrink waits for
-// the terminal, the rows under blank ones as tall as the frame was; and
-// the terminal's cursor at its top-left, hidden (inlineOutput), except on
-// the blank row before the first print and after the last. The editor
-// draws its own cursor.
+// inlineView is the inline frame: its rows, and the terminal's cursor at
+// its top-left, hidden (inlineOutput), except on the blank row before the
+// first print and after the last. The editor draws its own cursor.
 //
 // The cursor rests at the frame's top-left because of what terminals do
 // when their width changes. tmux, VTE (GNOME Terminal and others), kitty,
@@ -198,20 +196,13 @@ func (m *Model) inlineView() ([]string, *tea.Cursor) {
 	if m.quitting || !m.print.started {
 		return rows, nil
 	}
-	if pad := m.frame.height - len(rows); pad > 0 {
-		rows = append(make([]string, pad), rows...)
-	}
 	return rows, tea.NewCursor(0, 0)
 }
 
-// syncFrame follows the frame's height after an update: it grows at once;
-// it shrinks (and printing begins) only after a cursor position request,
-// written after the frame as tall as before with the cursor at its top,
-// comes back answered.
+// syncFrame asks the terminal, once, whether the first frame was drawn:
+// printing begins then.
 func (m *Model) syncFrame() tea.Cmd {
-	rows := m.inlineRows()
-	m.frame.height = max(m.frame.height, len(rows))
-	if m.frame.syncing || (m.print.started && len(rows) >= m.frame.height) {
+	if m.frame.syncing || m.print.started {
 		return nil
 	}
 	m.frame.syncing, m.frame.asked = true, 0
@@ -233,15 +224,13 @@ func (m *Model) cursorAnswered() tea.Cmd {
 	return nil
 }
 
-// synced ends a sync: the frame drawn last was the one with the cursor at
-// its top, so it may shrink now (and printing may begin).
+// synced ends the sync: the first frame was drawn, and printing may
+// begin.
 func (m *Model) synced() {
 	if !m.frame.syncing {
 		return
 	}
 	m.frame.syncing = false
-	rows := m.inlineRows()
-	m.frame.height = len(rows)
 	m.print.started = true
 }
 
