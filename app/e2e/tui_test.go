@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tackle-dev/tackle/app"
 )
@@ -289,8 +290,23 @@ func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	s.waitUntilHistoryJoined("the history to hold the transcript and one frame at 56 columns", func(hist string) bool {
 		return inlineFrameOnce(hist, 56, "› draft")
 	})
+	// What tackle writes from here on, to its end.
+	written := filepath.Join(t.TempDir(), "written")
+	s.tmux("pipe-pane", "-t", s.name, "-o", "cat > "+shellQuote(written))
 	s.keys("C-u", "C-d")
 	s.waitExit()
+	// The terminal's cursor, hidden while the frame was up, and its line
+	// wrap, off, are given back after the last frame.
+	var out string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(out, exitedMark); {
+		b, _ := os.ReadFile(written)
+		out = string(b)
+	}
+	for _, m := range []struct{ off, on string }{{"\x1b[?25l", "\x1b[?25h"}, {"\x1b[?7l", "\x1b[?7h"}} {
+		if i := strings.LastIndex(out, m.off); i < 0 || !strings.Contains(out[i:], m.on) {
+			t.Errorf("tackle's last %q is not followed by %q: %q", m.off, m.on, out)
+		}
+	}
 }
 
 // inlineFrameOnce reports whether the joined history hist holds one frame
