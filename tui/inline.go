@@ -154,15 +154,16 @@ func (m *Model) inlineRows() []string {
 // first print and after the last. The editor draws its own cursor.
 //
 // The cursor rests at the frame's top-left because of what terminals do
-// when their width changes. tmux, VTE (GNOME Terminal and others), kitty,
-// iTerm2, Ghostty, WezTerm and Alacritty reflow their screen: a line wider
-// than the new width is split into rows (rows they split are joined again
-// when it grows), and the cursor stays on its character. xterm does not
-// reflow: it cuts the rows and the cursor keeps its row. When the height
-// shrinks, tmux drops rows below the cursor and moves rows from the top
-// into the history; the others keep the cursor's row on the screen too.
-// The program hears of the new size afterwards (tmux tells the program's
-// terminal some 200 ms after it reflowed its screen), and the renderer
+// when their width changes. tmux (3.3, tried, and its grid.c) reflows its
+// screen: a line wider than the new width is split into rows (rows it
+// split are joined again when the width grows), and the cursor stays on
+// its character; VTE (GNOME Terminal and others), kitty, iTerm2, Ghostty,
+// WezTerm and Alacritty are reported to do the same (not tried here).
+// xterm does not reflow: it cuts the rows, and the cursor keeps its row.
+// When the height shrinks, tmux drops rows below the cursor, then moves
+// rows from the top into the history. The program hears of the new size
+// afterwards (tmux tells the program's terminal some 200 ms after it
+// reflowed its screen), and the renderer
 // redraws from the frame's top, which it finds by moving up from the
 // cursor by the rows it drew, then erases the screen below. With the
 // cursor on the editor, the rows above it had been reflowed: a rule drawn
@@ -175,9 +176,10 @@ func (m *Model) inlineRows() []string {
 // never wrap: inlineOutput), no row of the frame is above the cursor: a
 // reflow, of any number of resizes, moves the frame's top with the cursor,
 // the redraw moves up by none and erases the old frame whole, however it
-// was reflowed; and a shorter screen moves no row of the frame into the
-// history. This does not count rows the terminal made, so it holds for
-// each terminal's reflow, and for xterm's cut rows.
+// was reflowed; and a shorter tmux screen moves no row of the frame into
+// the history. This does not count rows the terminal made, so it holds
+// for any terminal that keeps the cursor on its character, and for
+// xterm's cut rows.
 //
 // What it cannot help, in tmux (3.3, tried; its grid.c and screen.c):
 // tmux keeps the screen's last row when it reflows, the blank rows below
