@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -178,6 +179,56 @@ func TestInlineFrameShrinksAtOnce(t *testing.T) {
 	}
 	if v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
 		t.Errorf("the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+}
+
+// TestInlineFirstPrintWaitsForTwoAnswers: nothing is printed before the
+// terminal answered two cursor position requests, the second asked after
+// the first answer (the first can overtake the frame written with it);
+// until then the frame is one blank row, the terminal's cursor hidden.
+func TestInlineFirstPrintWaitsForTwoAnswers(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true; o.About.Version = "v1" })
+	m := New(h.m.opts)
+	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	asks := func(cmd tea.Cmd) (requests, prints int) {
+		var walk func(tea.Cmd)
+		walk = func(c tea.Cmd) {
+			if c == nil {
+				return
+			}
+			switch msg := c().(type) {
+			case tea.BatchMsg:
+				for _, c := range msg {
+					walk(c)
+				}
+			default:
+				if isSequence(msg) {
+					prints++
+				} else if reflect.TypeOf(msg) != nil && reflect.TypeOf(msg).Name() == "requestCursorPosMsg" {
+					requests++
+				}
+			}
+		}
+		walk(cmd)
+		return requests, prints
+	}
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if r, p := asks(cmd); r != 1 || p != 0 {
+		t.Fatalf("the first frame asked %d times and printed %d chunks, want 1 and 0", r, p)
+	}
+	if v := m.View(); strings.TrimSpace(v.Content) != "" || v.Cursor != nil {
+		t.Errorf("before the first print the frame is %q with the cursor %+v, want a blank row and none", v.Content, v.Cursor)
+	}
+	_, cmd = m.Update(tea.CursorPositionMsg{})
+	if r, p := asks(cmd); r != 1 || p != 0 {
+		t.Fatalf("after the first answer: asked %d times and printed %d chunks, want 1 and 0", r, p)
+	}
+	_, cmd = m.Update(tea.CursorPositionMsg{})
+	if r, p := asks(cmd); r != 0 || p != 1 {
+		t.Fatalf("after the second answer: asked %d times and printed %d chunks, want 0 and 1 (the welcome)", r, p)
+	}
+	if v := m.View(); v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("once printing began the cursor is at %+v, want the frame's top-left", v.Cursor)
 	}
 }
 
