@@ -9,7 +9,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -269,26 +268,20 @@ func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	// The frame redrawn for a width: a rule as wide as the screen right
 	// above the editor (a reflowed rule of an earlier width ends its first
 	// row there too, but not above the editor).
-	redrawn := func(w int) func(string) bool {
-		return func(sc string) bool { return strings.Contains(sc, "\n"+strings.Repeat("─", w)+"\n› draft") }
-	}
-	for _, size := range [][2]int{{60, 30}, {44, 20}, {100, 20}, {70, 40}, {50, 24}} {
-		s.resize(size[0], size[1])
-		s.waitUntil("the frame redrawn at "+strconv.Itoa(size[0])+" columns", redrawn(size[0]))
-	}
-	// Several in a row: the program draws for one size into the next.
-	for _, size := range [][2]int{{90, 30}, {40, 18}, {75, 26}, {56, 22}} {
-		s.tmux("resize-window", "-t", s.name, "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]))
-	}
-	s.waitSize(56, 22)
+	w := resizeInline(t, s,
+		[][2]int{{60, 30}, {44, 20}, {100, 20}, {70, 40}, {50, 24}},
+		[][2]int{{90, 30}, {40, 18}, {75, 26}, {56, 22}},
+		func(w int) func(string) bool {
+			return func(sc string) bool { return strings.Contains(sc, "\n"+strings.Repeat("─", w)+"\n› draft") }
+		})
 	// Read with the terminal's wrapped rows joined: the transcript printed
 	// earlier was reflowed too (a code block's border of 100 columns took
 	// two rows at 50, its second a row of "─" alone), which is right; joined,
 	// each of its lines is whole again, and a row of "─" alone is a rule
 	// of the frame. A piece left behind stays in the history: the wait is
 	// for the last redraw.
-	s.waitUntilHistoryJoined("the history to hold the transcript and one frame at 56 columns", func(hist string) bool {
-		return inlineFrameOnce(hist, 56, "› draft")
+	s.waitUntilHistoryJoined("the history to hold the transcript and one frame at the last width", func(hist string) bool {
+		return inlineFrameOnce(hist, w, "› draft")
 	})
 	// What tackle writes from here on, to its end.
 	written := filepath.Join(t.TempDir(), "written")
