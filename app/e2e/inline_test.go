@@ -194,3 +194,29 @@ func resizeInline(t *testing.T, s *tmuxSession, sizes, burst [][2]int, redrawn f
 	s.waitUntil("the frame redrawn at "+strconv.Itoa(last[0])+" columns", redrawn(last[0]))
 	return last[0]
 }
+
+// TestE2ETUIInlineRedrawAtTheScreenTop: when a reflow moves the frame's
+// top to the screen's top-left (a 100×5 terminal narrowed to 50: the rule
+// and the status line take two rows each, and the frame fills the
+// screen), the redraw erases the old frame there instead of tmux moving
+// the screen into its history (tmux takes an erase below at the top-left
+// for clearing the screen).
+func TestE2ETUIInlineRedrawAtTheScreenTop(t *testing.T) {
+	e := newE2E(t, "tui_answer.json")
+	s := e.startTUIAfter(100, 5, 20, "--inline")
+	s.waitFor("Ask tackle to do something")
+	s.typeText("draft")
+	s.waitFor("› draft")
+	s.tmux("resize-window", "-t", s.name, "-x", "50", "-y", "5")
+	// tmux has reflowed its screen; the program hears of it some 200 ms
+	// later.
+	if got := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.name, "#{cursor_x},#{cursor_y}")); got != "0,0" {
+		t.Fatalf("the reflow left the cursor at %s, not at the screen's top-left", got)
+	}
+	s.waitSize(50, 5)
+	s.waitUntilHistoryJoined("the frame once, at 50 columns", func(hist string) bool {
+		return inlineFrameOnce(hist, 50, "› draft")
+	})
+	s.keys("C-u", "C-d")
+	s.waitExit()
+}
