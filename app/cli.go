@@ -30,6 +30,7 @@ type cli struct {
 	Run          runCmd           `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
 	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
 	Hooks        hooksCmd         `cmd:"" help:"List every hook (source, event, matcher, priority, kind, trust), or run one on a payload: tackle hooks test NAME EVENT [payload.json]."`
+	ACP          acpCmd           `cmd:"" name:"acp" help:"Be an editor's agent: speak the Agent Client Protocol on stdin and stdout (Zed, JetBrains IDEs, Neovim, Emacs). Each session is a run in the editor's project directory; tool calls that ask are put to the editor."`
 	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
 	Effort       string           `name:"reasoning-effort" env:"TACKLE_REASONING_EFFORT" placeholder:"LEVEL" help:"How hard a reasoning model thinks: minimal, low, medium or high, sent as reasoning_effort (OpenAI, DeepSeek, vLLM, Ollama and others read it). Unset, nothing is sent and the server decides."`
@@ -155,7 +156,7 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n" + rest
+		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n       tackle acp\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err
