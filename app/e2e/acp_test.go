@@ -482,3 +482,51 @@ func TestE2EACPModes(t *testing.T) {
 		t.Errorf("the editor was asked %d times, want never", n)
 	}
 }
+
+// TestE2EACPAlwaysAndHiddenCharacters: "always allow" answers through
+// the policy's session rules — a second write of the same file runs
+// without asking — while a command that deletes is never offered
+// "always", and what the editor is shown of a command a prompt-injected
+// model wrote (a bidi override, an escape sequence) shows those
+// characters as escapes, never raw.
+func TestE2EACPAlwaysAndHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_always.json")
+	c := e.startACP()
+	c.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		if req.ToolCall.ToolCallId == "call_n1" {
+			return choose(req, sdk.PermissionOptionKindAllowAlways)
+		}
+		return choose(req, sdk.PermissionOptionKindRejectOnce)
+	}
+	_, sess := c.session(e.workspace)
+	if r, err := c.prompt(t.Context(), sess.SessionId, sdk.TextBlock("write n")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v\nstderr:\n%s", r, err, c.stderr)
+	}
+	asked := c.permissionRequests()
+	if len(asked) != 2 || asked[0].ToolCall.ToolCallId != "call_n1" || asked[1].ToolCall.ToolCallId != "call_rm" {
+		t.Fatalf("permission requests = %+v, want call_n1 and call_rm (call_n2 allowed by the session rule)", asked)
+	}
+	if !strings.Contains(asked[0].Options[1].Name, "write_file(n.txt)") {
+		t.Errorf("the always option is %q, want it to name the rule write_file(n.txt)", asked[0].Options[1].Name)
+	}
+	for _, o := range asked[1].Options {
+		if o.Kind == sdk.PermissionOptionKindAllowAlways {
+			t.Errorf("a command that deletes was offered %q", o.Name)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(e.workspace, "n.txt")); err != nil || string(b) != "2\n" {
+		t.Errorf("n.txt = %q, %v; want the second write run and the rm rejected", b, err)
+	}
+	rm := asked[1].ToolCall
+	var shown strings.Builder
+	shown.WriteString(*rm.Title)
+	for _, cc := range rm.Content {
+		if cc.Content != nil && cc.Content.Content.Text != nil {
+			shown.WriteString("\n" + cc.Content.Content.Text.Text)
+		}
+	}
+	if s := shown.String(); strings.ContainsAny(s, "\u202e\x1b") || !strings.Contains(s, `\u202e`) || !strings.Contains(s, `\u001b[2K`) {
+		t.Errorf("the editor was shown the command as %q: want its hidden characters as escapes", s)
+	}
+}
