@@ -99,6 +99,9 @@ func (b *acpBackend) open(ctx context.Context, o acp.Open) (*acp.Session, error)
 		Tools:  h.toolbox,
 		Policy: h.policy,
 		Attach: func(path string) (tools.Mention, error) { return h.ws.ReadMention(path, h.refuseMention) },
+		// The first request offers the MCP servers' tools, as a piped
+		// run's does.
+		Ready: h.mcp.waitStarted,
 		Close: func() error {
 			return errors.Join(cv.close(), h.Close())
 		},

@@ -530,3 +530,37 @@ func TestE2EACPAlwaysAndHiddenCharacters(t *testing.T) {
 		t.Errorf("the editor was shown the command as %q: want its hidden characters as escapes", s)
 	}
 }
+
+// TestE2EACPEditorMCPServer: an MCP server the editor passes in
+// session/new starts with the session, its tools are offered from the
+// first request, and a call of one asks the editor (MCP tools ask unless
+// a rule allows them) before it runs.
+func TestE2EACPEditorMCPServer(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_mcp.json")
+	c := e.startACP()
+	c.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return choose(req, sdk.PermissionOptionKindAllowOnce)
+	}
+	if _, err := c.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := c.conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: e.workspace, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "ed", Command: mcpServerBin, Args: []string{}, Env: []sdk.EnvVariable{}}},
+	}})
+	if err != nil {
+		t.Fatalf("session/new: %v\nstderr:\n%s", err, c.stderr)
+	}
+	if r, err := c.prompt(t.Context(), sess.SessionId, sdk.TextBlock("echo")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v\nstderr:\n%s", r, err, c.stderr)
+	}
+	if tools := e.requests()[0].Tools; !slices.Contains(tools, "mcp__ed__echo") {
+		t.Errorf("the first request offers %v, want the editor's server's echo", tools)
+	}
+	if asked := c.permissionRequests(); len(asked) != 1 || asked[0].ToolCall.ToolCallId != "call_echo" {
+		t.Errorf("permission requests = %+v, want the MCP call asked", asked)
+	}
+	if res := e.toolResult(1, "call_echo"); !strings.Contains(res, "echo: from-the-editor") {
+		t.Errorf("the call's result is %q, want the server's echo", res)
+	}
+}

@@ -64,6 +64,10 @@ type Session struct {
 	// embedded resource naming a file): inside the workspace, as the
 	// UI's @path, refusing what the UI refuses.
 	Attach func(path string) (tools.Mention, error)
+	// Ready, if set, waits for what the first request needs (the MCP
+	// servers starting, each at most its startup timeout), so that it
+	// offers their tools; it returns at once once they started.
+	Ready func(ctx context.Context)
 	// Close ends the session: its file is complete, its servers stop.
 	Close func() error
 }

@@ -197,6 +197,9 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	if err := ctx.Err(); err != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
+	if s.Ready != nil {
+		s.Ready(ctx)
+	}
 	text, notes := s.promptText(blocks)
 	for _, n := range notes {
 		s.send(sdk.UpdateAgentMessageText("_" + n + "_\n\n"))
