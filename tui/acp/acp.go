@@ -165,9 +165,11 @@ func modeState(current approval.Mode) *sdk.SessionModeState {
 // prompts (no images, no audio), MCP servers over stdio, HTTP and SSE,
 // no session loading, no authentication (the model's key comes from
 // tackle's environment).
-func (a *agentSide) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+func (a *agentSide) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{
-		ProtocolVersion: sdk.ProtocolVersion(min(int(p.ProtocolVersion), sdk.ProtocolVersionNumber)),
+		// The one version tackle speaks: the client's when it asks for
+		// it, else the latest tackle supports, as the protocol says.
+		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
@@ -223,6 +225,11 @@ func (a *agentSide) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	// Interrupting tackle stops the turn too (the connection's own
+	// context ends only when the editor goes away).
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(a.ctx, stop)()
 	return s.prompt(ctx, p.Prompt)
 }
 

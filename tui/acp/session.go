@@ -25,6 +25,11 @@ type session struct {
 	// for it to wind down.
 	turn sync.Mutex
 
+	// asking is held while the editor is asked about calls: subagents
+	// running in parallel ask one after the other, as the UI's dialogs
+	// come one at a time.
+	asking sync.Mutex
+
 	mu sync.Mutex
 	// calls are the tool calls the editor knows, by their id there
 	// (a subagent's prefixed with its agent's id).
@@ -38,11 +43,14 @@ type callView struct {
 	call chat.ToolCall
 }
 
-// close ends the session.
+// close ends the session, once its turn (cancelled with the connection
+// or with tackle) has wound down.
 func (s *session) close() error {
 	if s.Session == nil || s.Close == nil {
 		return nil
 	}
+	s.turn.Lock()
+	defer s.turn.Unlock()
 	return s.Close()
 }
 
@@ -261,6 +269,8 @@ const (
 // reject (deny). Only calls the policy and hooks paused are asked: what
 // they deny or skip never is.
 func (s *session) ask(ctx context.Context, prefix string, pending []agent.PendingCall) ([]agent.Decision, error) {
+	s.asking.Lock()
+	defer s.asking.Unlock()
 	decisions := make([]agent.Decision, 0, len(pending))
 	for _, p := range pending {
 		id := prefix + p.Call.ID
