@@ -16,13 +16,13 @@ import (
 func TestEscapeShowsHiddenCharacters(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"rm -rf x\u202e":    `rm -rf x\u202e`,
-		"a\x1b[2Kb":         `a\u001b[2Kb`,
-		"a\rb\nc\td":        `a\u000db\u000ac\u0009d`,
-		"zero\u200bwidth":   `zero\u200bwidth`,
-		"nb\u00a0sp":        `nb\u00a0sp`,
+		"rm -rf x\u202e":   `rm -rf x\u202e`,
+		"a\x1b[2Kb":        `a\u001b[2Kb`,
+		"a\rb\nc\td":       `a\u000db\u000ac\u0009d`,
+		"zero\u200bwidth":  `zero\u200bwidth`,
+		"nb\u00a0sp":       `nb\u00a0sp`,
 		"plain text, é 漢字": "plain text, é 漢字",
-		"bad\xffutf8":       `bad\ufffdutf8`,
+		"bad\xffutf8":      `bad\ufffdutf8`,
 	} {
 		if got := escape(in); got != want {
 			t.Errorf("escape(%q) = %q, want %q", in, got, want)
