@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/mcp"
@@ -40,7 +41,7 @@ func (acpCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config)
 	// Nothing a session wires may write to the protocol's stream, nor
 	// read the editor's.
 	b.stdio.Out, b.stdio.In = stdio.Err, nil
-	return acp.Serve(ctx, stdio.In, stdio.Out, stdio.Err, acp.Info{Name: "tackle", Version: version}, b.open)
+	return acp.Serve(ctx, stdio.In, stdio.Out, stdio.Err, acp.Info{Name: "tackle", Version: version}, acp.Backend{Open: b.open, List: b.list})
 }
 
 // acpBackend opens the editor's sessions.
@@ -54,14 +55,28 @@ type acpBackend struct {
 
 // open wires a session in dir, with the editor's MCP servers beside the
 // configured ones (for a name both give, the config's is used: its
-// approval rules were written for it).
-func (b *acpBackend) open(ctx context.Context, o acp.Open) (*acp.Session, error) {
+// approval rules were written for it): a new one, whose id is chosen now
+// and whose file is created with its first prompt, or the saved session
+// o.Load names, which goes on as `tackle --resume ID` would.
+func (b *acpBackend) open(ctx context.Context, o acp.Open) (_ *acp.Session, err error) {
 	if !filepath.IsAbs(o.Dir) {
-		return nil, fmt.Errorf("cwd %q is not an absolute path", o.Dir)
+		return nil, fmt.Errorf("%w: cwd %q is not an absolute path", acp.ErrRefused, o.Dir)
 	}
 	c := *b.c
 	c.Workspace = o.Dir
 	env := b.stdio.Env
+	store := sessionStore(env)
+	var res *resumed
+	if o.Load != "" {
+		if res, err = b.reopen(store, o.Dir, o.Load); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				res.close()
+			}
+		}()
+	}
 	project, err := openProject(o.Dir, c.TrustProject, env, nil, b.stdio.Err)
 	if err != nil {
 		return nil, err
@@ -90,15 +105,43 @@ func (b *acpBackend) open(ctx context.Context, o acp.Open) (*acp.Session, error)
 	}
 	b.atExit(h.kill)
 	warn := func(err error) { o.Emit(agent.Warning{Message: err.Error()}) }
-	cv := h.newConversation(sessionStore(env), warn)
+	var cv *conversation
+	var id string
+	switch {
+	case res != nil:
+		cv, id = h.continueConversation(res, warn), res.l.Header.ID
+		for _, w := range cv.warnings {
+			warn(errors.New(w))
+		}
+	case store != nil:
+		// The editor knows the session by the id `tackle sessions` shows.
+		id = store.NewID(h.root)
+		cv = h.newConversationAs(store, id, warn)
+	default:
+		// No state directory: the session is not kept, nor loadable.
+		id = newACPSessionID()
+		cv = h.newConversation(nil, warn)
+	}
 	w := h.worker(cv, o.Emit)
+	var paused *agent.Outcome
+	if cv.pause != nil {
+		out, err := cv.restore(w)
+		if err != nil {
+			cv.close()
+			h.Close()
+			return nil, err
+		}
+		paused = &out
+	}
 	return &acp.Session{
-		ID:     newACPSessionID(),
-		Root:   h.root,
-		Worker: w,
-		Tools:  h.toolbox,
-		Policy: h.policy,
-		Attach: func(path string) (tools.Mention, error) { return h.ws.ReadMention(path, h.refuseMention) },
+		ID:      id,
+		History: cv.records,
+		Paused:  paused,
+		Root:    h.root,
+		Worker:  w,
+		Tools:   h.toolbox,
+		Policy:  h.policy,
+		Attach:  func(path string) (tools.Mention, error) { return h.ws.ReadMention(path, h.refuseMention) },
 		// The first request offers the MCP servers' tools, as a piped
 		// run's does.
 		Ready: h.mcp.waitStarted,
@@ -106,6 +149,46 @@ func (b *acpBackend) open(ctx context.Context, o acp.Open) (*acp.Session, error)
 			return errors.Join(cv.close(), h.Close())
 		},
 	}, nil
+}
+
+// reopen locks and loads the saved session id for the editor, whose
+// working directory dir must be the session's workspace.
+func (b *acpBackend) reopen(store *session.Store, dir, id string) (*resumed, error) {
+	if store == nil {
+		return nil, fmt.Errorf("%w: no state directory to find sessions in (set HOME or XDG_STATE_HOME)", acp.ErrNoSession)
+	}
+	root, err := workspaceRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", acp.ErrRefused, err)
+	}
+	info, ok, err := store.Locate(id)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, fmt.Errorf("%w: tackle has no session %q (`tackle sessions` lists a workspace's)", acp.ErrNoSession, id)
+	case info.Workspace != root:
+		return nil, fmt.Errorf("%w: session %s is of the workspace %s, not of %s: load it with that directory as cwd", acp.ErrRefused, id, info.Workspace, root)
+	}
+	return reopen(store, info.Path)
+}
+
+// list lists the saved sessions of dir's workspace, of every workspace
+// when dir is "".
+func (b *acpBackend) list(dir string) ([]session.Info, error) {
+	store := sessionStore(b.stdio.Env)
+	if store == nil {
+		return nil, nil
+	}
+	if dir == "" {
+		return store.ListAll()
+	}
+	root, err := workspaceRoot(dir)
+	if err != nil {
+		// A directory that does not exist has no sessions.
+		return nil, nil
+	}
+	return store.List(root)
 }
 
 // newACPSessionID names a session for the editor.

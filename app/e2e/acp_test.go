@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -28,6 +29,10 @@ type acpClient struct {
 	// the protocol shows there.
 	log    *bytes.Buffer
 	stderr *bytes.Buffer
+
+	// close closes tackle's stdin, which ends the connection, and waits
+	// for it to exit (once).
+	close func()
 
 	mu      sync.Mutex
 	updates []sdk.SessionUpdate
@@ -55,7 +60,7 @@ func (e *e2e) startACP(args ...string) *acpClient {
 	}
 	c.conn = sdk.NewClientSideConnection(c, stdin, stdout)
 	c.conn.SetLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: c.log}, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	t.Cleanup(func() {
+	c.close = sync.OnceFunc(func() {
 		// Closing stdin ends the connection: tackle closes its sessions
 		// and exits 0.
 		stdin.Close()
@@ -66,6 +71,7 @@ func (e *e2e) startACP(args ...string) *acpClient {
 			t.Errorf("tackle wrote something that is not the protocol on stdout:\n%s", s)
 		}
 	})
+	t.Cleanup(c.close)
 	return c
 }
 
@@ -256,8 +262,8 @@ func TestE2EACPSession(t *testing.T) {
 		t.Errorf("agentInfo = %+v, want tackle", init.AgentInfo)
 	}
 	caps := init.AgentCapabilities
-	if caps.LoadSession || caps.PromptCapabilities.Image || !caps.PromptCapabilities.EmbeddedContext || !caps.McpCapabilities.Http {
-		t.Errorf("capabilities = %+v: want no session loading, no images, embedded context, MCP over HTTP", caps)
+	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.PromptCapabilities.Image || !caps.PromptCapabilities.EmbeddedContext || !caps.McpCapabilities.Http {
+		t.Errorf("capabilities = %+v: want session loading and listing, no images, embedded context, MCP over HTTP", caps)
 	}
 	if sess.Modes == nil || sess.Modes.CurrentModeId != "default" || len(sess.Modes.AvailableModes) != 4 {
 		t.Fatalf("modes = %+v, want the four approval modes, default current", sess.Modes)
@@ -562,5 +568,168 @@ func TestE2EACPEditorMCPServer(t *testing.T) {
 	}
 	if res := e.toolResult(1, "call_echo"); !strings.Contains(res, "echo: from-the-editor") {
 		t.Errorf("the call's result is %q, want the server's echo", res)
+	}
+}
+
+// TestE2EACPLoad: a session the editor opened and prompted is loaded
+// again by another `tackle acp` by the id session/new gave, which is the
+// id `tackle sessions` shows: the replayed updates are the conversation
+// (the prompt as typed, the reasoning, the answers, the calls completed
+// with their kind and locations, the plan), the next request carries the
+// whole earlier conversation, and what --resume restores is restored —
+// the "always" rule (the second write of a.txt is not asked) and the
+// files the model read (notes.md may be edited without reading it
+// again). While the first process holds the session, loading it is
+// refused; so are a load with another cwd and an unknown id, each
+// clearly; session/list lists the session, titled by its first prompt.
+func TestE2EACPLoad(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_load.json")
+	mustWrite(t, filepath.Join(e.workspace, "notes.md"), "NOTES\n")
+	c1 := e.startACP()
+	c1.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return choose(req, sdk.PermissionOptionKindAllowAlways)
+	}
+	_, sess := c1.session(e.workspace)
+	if r, err := c1.prompt(t.Context(), sess.SessionId, sdk.TextBlock("read notes and write a")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v\nstderr:\n%s", r, err, c1.stderr)
+	}
+	if r := e.run("sessions"); !strings.Contains(r.stdout, string(sess.SessionId)) {
+		t.Errorf("tackle sessions does not show the editor's session %s:\n%s", sess.SessionId, r.stdout)
+	}
+
+	c2 := e.startACP()
+	if _, err := c2.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	load := func(cwd string, id sdk.SessionId) (sdk.LoadSessionResponse, error) {
+		return c2.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{Cwd: cwd, SessionId: id, McpServers: []sdk.McpServer{}})
+	}
+	if _, err := load(e.workspace, sess.SessionId); err == nil || !strings.Contains(err.Error(), "open in another tackle process") {
+		t.Errorf("loading a session another process holds: %v, want it refused as --resume refuses it", err)
+	}
+	c1.close()
+	other := t.TempDir()
+	if _, err := load(other, sess.SessionId); err == nil || !strings.Contains(err.Error(), "is of the workspace "+realDir(t, e.workspace)) {
+		t.Errorf("loading with another cwd: %v, want it refused naming the session's workspace", err)
+	}
+	var re *sdk.RequestError
+	if _, err := load(e.workspace, "20990101-000000-abcd"); !errors.As(err, &re) || re.Code != -32002 || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("loading an unknown id: %v, want resource not found (-32002)", err)
+	}
+	if len(c2.allUpdates()) != 0 {
+		t.Errorf("the refused loads sent updates: %+v", c2.allUpdates())
+	}
+
+	list, err := c2.conn.ListSessions(t.Context(), sdk.ListSessionsRequest{Cwd: &e.workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != sess.SessionId || list.Sessions[0].Title == nil ||
+		*list.Sessions[0].Title != "read notes and write a" || list.Sessions[0].UpdatedAt == nil || list.Sessions[0].Cwd != realDir(t, e.workspace) {
+		t.Errorf("session/list = %+v, want the session titled by its prompt", list.Sessions)
+	}
+	if list, err := c2.conn.ListSessions(t.Context(), sdk.ListSessionsRequest{Cwd: &other}); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("session/list of another directory = %+v, %v; want none", list, err)
+	}
+
+	loaded, err := load(e.workspace, sess.SessionId)
+	if err != nil {
+		t.Fatalf("session/load: %v\nstderr:\n%s", err, c2.stderr)
+	}
+	if loaded.Modes == nil || loaded.Modes.CurrentModeId != "default" {
+		t.Errorf("modes = %+v", loaded.Modes)
+	}
+	replayed := c2.allUpdates()
+	var user strings.Builder
+	for _, u := range replayed {
+		if u.UserMessageChunk != nil && u.UserMessageChunk.Content.Text != nil {
+			user.WriteString(u.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if user.String() != "read notes and write a" {
+		t.Errorf("replayed user messages = %q, want the prompt as typed", user.String())
+	}
+	if got := chunks(replayed, true); got != "Look first." {
+		t.Errorf("replayed thoughts = %q", got)
+	}
+	if got := chunks(replayed, false); got != "Reading.Read it and wrote a.txt." {
+		t.Errorf("replayed answer = %q", got)
+	}
+	read := callStart(t, replayed, "call_read")
+	if read.Kind != sdk.ToolKindRead || read.Status != sdk.ToolCallStatusCompleted || len(read.Locations) != 1 || read.Locations[0].Path != filepath.Join(realDir(t, e.workspace), "notes.md") {
+		t.Errorf("replayed read = %+v, want a completed read of notes.md", read)
+	}
+	if w := callStart(t, replayed, "call_w1"); w.Kind != sdk.ToolKindEdit || w.Status != sdk.ToolCallStatusCompleted || !strings.Contains(w.Title, "a.txt") {
+		t.Errorf("replayed write = %+v, want a completed edit of a.txt", w)
+	}
+	var plan *sdk.SessionUpdatePlan
+	for _, u := range replayed {
+		if u.Plan != nil {
+			plan = u.Plan
+		}
+	}
+	if plan == nil || len(plan.Entries) != 2 || plan.Entries[1].Content != "edit notes.md" {
+		t.Errorf("replayed plan = %+v", plan)
+	}
+
+	c2.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return choose(req, sdk.PermissionOptionKindAllowOnce)
+	}
+	if r, err := c2.prompt(t.Context(), sess.SessionId, sdk.TextBlock("again")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after load = %+v, %v\nstderr:\n%s", r, err, c2.stderr)
+	}
+	reqs := e.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("the model got %d requests, want 4", len(reqs))
+	}
+	before := append(slices.Clone(reqs[1].Messages), chat.Message{Role: chat.RoleAssistant, Content: "Read it and wrote a.txt."})
+	third := reqs[2].Messages
+	if len(third) != len(before)+1 || third[len(third)-1].Role != chat.RoleUser || !strings.HasSuffix(third[len(third)-1].Content, "again") {
+		t.Fatalf("the request after the load has %d messages, want the %d before and the prompt:\n%+v", len(third), len(before), third)
+	}
+	for i, m := range before {
+		if got := third[i]; got.Role != m.Role || got.Content != m.Content || got.ToolCallID != m.ToolCallID || len(got.ToolCalls) != len(m.ToolCalls) {
+			t.Errorf("message %d after the load = %+v, want %+v", i, got, m)
+		}
+	}
+	if !bytes.Contains(reqs[2].Raw, []byte("read notes and write a")) || !bytes.Contains(reqs[2].Raw, []byte("call_w1")) {
+		t.Errorf("the request body after the load lacks the earlier conversation:\n%s", reqs[2].Raw)
+	}
+	if asked := c2.permissionRequests(); len(asked) != 1 || asked[0].ToolCall.ToolCallId != "call_edit" {
+		t.Errorf("asked after the load: %+v, want only call_edit (the write of a.txt allowed always before)", asked)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.workspace, "a.txt")); err != nil || string(b) != "second\n" {
+		t.Errorf("a.txt = %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.workspace, "notes.md")); err != nil || string(b) != "EDITED\n" {
+		t.Errorf("notes.md = %q, %v; want it edited (its reading restored). The model read: %s", b, err, e.toolResult(3, "call_edit"))
+	}
+}
+
+// TestE2EACPUnpromptedSessionLeavesNoFile: a session the editor opened
+// and never prompted is not saved: `tackle sessions` and -c do not see
+// it.
+func TestE2EACPUnpromptedSessionLeavesNoFile(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_modes.json")
+	c := e.startACP()
+	_, sess := c.session(e.workspace)
+	if sess.SessionId == "" {
+		t.Fatal("no session id")
+	}
+	// A mode switch is no prompt either.
+	if _, err := c.conn.SetSessionMode(t.Context(), sdk.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	if r := e.run("sessions"); !strings.Contains(r.stdout, "No sessions in ") {
+		t.Errorf("tackle sessions after an unprompted editor session:\n%s", r.stdout)
+	}
+	if r := e.run("-c", "-p", "x"); r.code != app.ExitUsage || !strings.Contains(r.stderr, "no session to continue") {
+		t.Errorf("-c after an unprompted editor session: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := len(e.requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/tackle-dev/tackle/agent"
+	saved "github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -70,6 +71,15 @@ type Session struct {
 	Ready func(ctx context.Context)
 	// Close ends the session: its file is complete, its servers stop.
 	Close func() error
+
+	// History is the conversation of a session loaded again (Open.Load),
+	// as its file records it: replayed to the editor before session/load
+	// answers.
+	History []saved.Record
+	// Paused is the paused run a loaded session stopped in (calls that
+	// wait for an answer, or a pause at turn end), restored in Worker: the
+	// next prompt asks the editor about it first.
+	Paused *agent.Outcome
 }
 
 // Open is what the editor asks a session to be opened with.
@@ -82,10 +92,31 @@ type Open struct {
 	// Emit receives the session's events (the Worker's, and the warnings
 	// of its harness), from any goroutine.
 	Emit func(agent.Event)
+	// Load is the id of the saved session to go on with (session/load),
+	// "" for a new one. Its workspace must be Dir.
+	Load string
 }
 
-// Opener opens a session for the editor.
+// Opener opens a session for the editor. A session to load that does not
+// exist is an error wrapping ErrNoSession; one that cannot be loaded as
+// asked (another workspace's) wraps ErrRefused.
 type Opener func(ctx context.Context, o Open) (*Session, error)
+
+// The errors of an Opener that the editor is answered with as such.
+var (
+	ErrNoSession = errors.New("no such session")
+	ErrRefused   = errors.New("the session cannot be loaded so")
+)
+
+// Lister lists the saved sessions of a workspace (every workspace's when
+// dir is ""), the one used last first.
+type Lister func(dir string) ([]saved.Info, error)
+
+// Backend is what the application gives the front end.
+type Backend struct {
+	Open Opener
+	List Lister
+}
 
 // Info names the agent to the editor.
 type Info struct{ Name, Version string }
@@ -93,8 +124,8 @@ type Info struct{ Name, Version string }
 // Serve speaks ACP on in and out until the editor closes the connection
 // or ctx ends; log gets what tackle reports besides the protocol (out
 // carries nothing else). Every session is closed before it returns.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, info Info, open Opener) error {
-	a := &agentSide{open: open, info: info, log: log, sessions: map[string]*session{}, ctx: ctx}
+func Serve(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, info Info, b Backend) error {
+	a := &agentSide{open: b.Open, list: b.List, info: info, log: log, sessions: map[string]*session{}, ctx: ctx}
 	conn := sdk.NewAgentSideConnection(a, out, in)
 	conn.SetLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	a.conn = conn
@@ -109,6 +140,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, info
 type agentSide struct {
 	conn *sdk.AgentSideConnection
 	open Opener
+	list Lister
 	info Info
 	log  io.Writer
 	// ctx is the connection's: sessions live as long as it.
@@ -119,7 +151,10 @@ type agentSide struct {
 	closed   bool
 }
 
-var _ sdk.Agent = (*agentSide)(nil)
+var (
+	_ sdk.Agent       = (*agentSide)(nil)
+	_ sdk.AgentLoader = (*agentSide)(nil)
+)
 
 // logf writes a line for the editor's log of the agent (stderr).
 func (a *agentSide) logf(format string, args ...any) {
@@ -163,16 +198,18 @@ func modeState(current approval.Mode) *sdk.SessionModeState {
 
 // Initialize states what tackle does: text and embedded context in
 // prompts (no images, no audio), MCP servers over stdio, HTTP and SSE,
-// no session loading, no authentication (the model's key comes from
-// tackle's environment).
+// sessions loaded again (session/load) and listed (session/list), no
+// authentication (the model's key comes from tackle's environment).
 func (a *agentSide) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{
 		// The one version tackle speaks: the client's when it asks for
 		// it, else the latest tackle supports, as the protocol says.
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
+			LoadSession:         true,
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},
 		},
 		AgentInfo:   &sdk.Implementation{Name: a.info.Name, Version: a.info.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -184,16 +221,29 @@ func (a *agentSide) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.
 	return sdk.AuthenticateResponse{}, nil
 }
 
-// NewSession opens a session in the editor's working directory.
+// NewSession opens a session in the editor's working directory. Its id
+// is the tackle session's (`tackle --resume ID`); its file is created with
+// its first prompt.
 func (a *agentSide) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	servers, err := mcpSpecs(p.McpServers)
+	s, err := a.openSession(Open{Dir: p.Cwd}, p.McpServers)
 	if err != nil {
-		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.NewSessionResponse{}, err
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modeState(s.Policy.Mode())}, nil
+}
+
+// openSession opens the session o asks for, with the editor's MCP
+// servers, and keeps it for the editor's requests.
+func (a *agentSide) openSession(o Open, mcpServers []sdk.McpServer) (*session, error) {
+	servers, err := mcpSpecs(mcpServers)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	s := &session{a: a, calls: map[string]*callView{}}
-	opened, err := a.open(a.ctx, Open{Dir: p.Cwd, MCPServers: servers, Emit: s.event})
+	o.MCPServers, o.Emit = servers, s.event
+	opened, err := a.open(a.ctx, o)
 	if err != nil {
-		return sdk.NewSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+		return nil, openError(o, err)
 	}
 	s.Session = opened
 	opened.Worker.AskChildrenWith(s.askChild)
@@ -201,11 +251,31 @@ func (a *agentSide) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.
 	if a.closed {
 		a.mu.Unlock()
 		s.close()
-		return sdk.NewSessionResponse{}, errors.New("the connection is closing")
+		return nil, errors.New("the connection is closing")
 	}
 	a.sessions[s.ID] = s
 	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modeState(opened.Policy.Mode())}, nil
+	return s, nil
+}
+
+// resourceNotFound is ACP's error code for a resource (a session) that
+// does not exist.
+const resourceNotFound = -32002
+
+// openError is the editor's answer to a session that could not be
+// opened: resource-not-found for a session that does not exist, invalid
+// params for one that cannot be loaded as asked, else an internal error;
+// each with tackle's message.
+func openError(o Open, err error) error {
+	data := map[string]any{"error": err.Error()}
+	switch {
+	case errors.Is(err, ErrNoSession):
+		data["sessionId"] = o.Load
+		return &sdk.RequestError{Code: resourceNotFound, Message: "Resource not found", Data: data}
+	case errors.Is(err, ErrRefused):
+		return sdk.NewInvalidParams(data)
+	}
+	return sdk.NewInternalError(data)
 }
 
 // session returns the open session id names.
@@ -255,11 +325,6 @@ func (a *agentSide) SetSessionMode(_ context.Context, p sdk.SetSessionModeReques
 // CloseSession is not offered (no sessionCapabilities.close).
 func (a *agentSide) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
 	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
-}
-
-// ListSessions is not offered.
-func (a *agentSide) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
 }
 
 // ResumeSession is not offered.

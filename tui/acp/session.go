@@ -158,11 +158,7 @@ func (s *session) finish(id string, call chat.ToolCall, res chat.ToolResult) {
 	d := s.describe(call)
 	var content []sdk.ToolCallContent
 	if !d.diff || status != sdk.ToolCallStatusCompleted {
-		text := chat.Quote(res.Content, maxResult)
-		if res.Status == chat.StatusDenied || res.Status == chat.StatusSkipped {
-			text = string(res.Status) + ": " + text
-		}
-		content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}
+		content = []sdk.ToolCallContent{resultContent(res)}
 	}
 	if !known {
 		s.send(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
@@ -176,6 +172,15 @@ func (s *session) finish(id string, call chat.ToolCall, res chat.ToolResult) {
 		opts = append(opts, sdk.WithUpdateContent(content))
 	}
 	s.send(sdk.UpdateToolCall(sdk.ToolCallId(id), opts...))
+}
+
+// resultContent is the result the model got, as the editor shows it.
+func resultContent(res chat.ToolResult) sdk.ToolCallContent {
+	text := chat.Quote(res.Content, maxResult)
+	if res.Status == chat.StatusDenied || res.Status == chat.StatusSkipped {
+		text = string(res.Status) + ": " + text
+	}
+	return sdk.ToolContent(sdk.TextBlock(text))
 }
 
 // planUpdate is the model's plan as the editor shows it.
@@ -207,6 +212,20 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}
 	if s.Ready != nil {
 		s.Ready(ctx)
+	}
+	// A loaded session that stopped paused asks about its pause first:
+	// the run it stopped in goes on, then the prompt is sent.
+	if p := s.Paused; p != nil {
+		s.Paused = nil
+		out, err := *p, error(nil)
+		for err == nil && out.Status == agent.StatusPaused {
+			out, err = s.answer(ctx, out)
+		}
+		// Stopping it (a turn-end pause answered "stop") still sends
+		// the prompt; a cancel or a failure ends the turn.
+		if ctx.Err() != nil || (err != nil && !errors.Is(err, agent.ErrUserAbort)) {
+			return stopReason(ctx, out, err)
+		}
 	}
 	text, notes := s.promptText(blocks)
 	for _, n := range notes {
