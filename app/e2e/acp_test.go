@@ -617,6 +617,9 @@ func TestE2EACPLoad(t *testing.T) {
 	if _, err := load(e.workspace, "20990101-000000-abcd"); !errors.As(err, &re) || re.Code != -32002 || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("loading an unknown id: %v, want resource not found (-32002)", err)
 	}
+	if _, err := load(e.workspace, sdk.SessionId("../../"+filepath.Base(e.workspace))); !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("loading an id that is a path: %v, want resource not found", err)
+	}
 	if len(c2.allUpdates()) != 0 {
 		t.Errorf("the refused loads sent updates: %+v", c2.allUpdates())
 	}
@@ -731,5 +734,65 @@ func TestE2EACPUnpromptedSessionLeavesNoFile(t *testing.T) {
 	}
 	if n := len(e.requests()); n != 0 {
 		t.Errorf("the model got %d requests", n)
+	}
+}
+
+// TestE2EACPLoadPaused: a session saved paused (a piped run's calls
+// waiting for an answer) loads with those calls shown pending; the next
+// prompt puts them to the editor first — the allowed one runs, the
+// rejected one does not — the paused run ends, and then the prompt is
+// sent.
+func TestE2EACPLoadPaused(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_load_paused.json")
+	saved := e.savePause()
+	c := e.startACP()
+	c.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		if req.ToolCall.ToolCallId == "call_a" {
+			return choose(req, sdk.PermissionOptionKindAllowOnce)
+		}
+		return choose(req, sdk.PermissionOptionKindRejectOnce)
+	}
+	if _, err := c.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	id := sdk.SessionId(saved.SessionID)
+	if _, err := c.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{Cwd: e.workspace, SessionId: id, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v\nstderr:\n%s", err, c.stderr)
+	}
+	replayed := c.allUpdates()
+	for _, call := range []string{"call_a", "call_b"} {
+		if st := callStart(t, replayed, call); st.Status != sdk.ToolCallStatusPending || st.Kind != sdk.ToolKindExecute {
+			t.Errorf("replayed %s = %+v, want a pending command", call, st)
+		}
+	}
+	if n := len(c.permissionRequests()); n != 0 {
+		t.Errorf("the load asked %d times: the pause is asked at the next prompt", n)
+	}
+	if r, err := c.prompt(t.Context(), id, sdk.TextBlock("go on")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v\nstderr:\n%s", r, err, c.stderr)
+	}
+	if asked := c.permissionRequests(); len(asked) != 2 || asked[0].ToolCall.ToolCallId != "call_a" || asked[1].ToolCall.ToolCallId != "call_b" {
+		t.Fatalf("asked %+v, want call_a then call_b", asked)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "a.txt")); err != nil {
+		t.Errorf("the allowed call did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("the rejected call ran (%v)", err)
+	}
+	reqs := e.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the model got %d requests, want 3 (the pause, its end, the prompt)", len(reqs))
+	}
+	if res := e.toolResult(1, "call_b"); !strings.Contains(res, "denied") {
+		t.Errorf("the model read %q for the rejected call", res)
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if last.Role != chat.RoleUser || !strings.HasSuffix(last.Content, "go on") {
+		t.Errorf("the last request ends with %+v, want the prompt", last)
+	}
+	if got := chunks(c.allUpdates(), false); !strings.HasSuffix(got, "Done.Went on.") {
+		t.Errorf("answer chunks = %q", got)
 	}
 }

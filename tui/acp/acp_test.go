@@ -67,3 +67,26 @@ func TestMCPSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestTitle: a session's title in session/list is the first line of its
+// first prompt as the user typed it — tackle's notes and the attached
+// files left out, hidden characters as escapes, bounded.
+func TestTitle(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"fix the test": "fix the test",
+		"[Note from tackle: a.go was restored]\nfix it": "fix it",
+		"see @a.go\n\n<file path=\"a.go\">\nx\n</file>": "see @a.go",
+		"  spaced\tout  ":           "spaced out",
+		"rm\u202e me":               `rm\u202e me`,
+		strings.Repeat("long ", 40): strings.Repeat("long ", 20) + "…",
+		"":                          "",
+	} {
+		if got := title(in); got != want {
+			t.Errorf("title(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if n := len(title(strings.Repeat("é", 500))); n > maxSessionTitle+len("…") {
+		t.Errorf("a long prompt's title has %d bytes", n)
+	}
+}

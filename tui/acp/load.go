@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -79,7 +80,15 @@ const maxSessionTitle = 100
 // user typed it (without tackle's notes), hidden characters as escapes.
 func title(prompt string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(agent.WithoutNotes(prompt)), "\n")
-	return escape(chat.OneLine(first, maxSessionTitle))
+	t := escape(chat.OneLine(first, 0))
+	if len(t) <= maxSessionTitle {
+		return t
+	}
+	cut := maxSessionTitle
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return t[:cut] + "…"
 }
 
 // replay shows the editor the conversation of a loaded session as it saw
