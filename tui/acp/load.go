@@ -143,6 +143,7 @@ func (s *session) replay() {
 	if len(plan) > 0 {
 		s.send(planUpdate(agent.TodoUpdated{Todos: plan}))
 	}
+	s.History = nil // shown: the session file keeps it
 }
 
 // replayCall shows a call of a loaded session: ended with res, or pending
