@@ -109,7 +109,8 @@ func (b *acpBackend) open(ctx context.Context, o acp.Open) (_ *acp.Session, err 
 	var id string
 	switch {
 	case res != nil:
-		cv, id = h.continueConversation(res, warn), res.l.Header.ID
+		// The id the editor asked for: the file's name (Locate).
+		cv, id = h.continueConversation(res, warn), o.Load
 		for _, w := range cv.warnings {
 			warn(errors.New(w))
 		}
