@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
@@ -794,5 +795,62 @@ func TestE2EACPLoadPaused(t *testing.T) {
 	}
 	if got := chunks(c.allUpdates(), false); !strings.HasSuffix(got, "Done.Went on.") {
 		t.Errorf("answer chunks = %q", got)
+	}
+}
+
+// TestE2EACPLoadNotes: a loaded session shows the user's prompts without
+// the notes tackle put before them, and the notes that waited for the
+// next prompt when it stopped go out with the editor's next prompt, as
+// with --resume; session/list without a cwd lists every workspace's
+// sessions.
+func TestE2EACPLoadNotes(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, "acp_load_notes.json")
+	store := session.Open(filepath.Join(e.home, ".local", "state", "tackle", "sessions"))
+	w, err := store.Create(session.Header{Workspace: realDir(t, e.workspace), Model: "e2e-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []session.Record{
+		{Kind: session.KindMessage, Message: &chat.Message{Role: chat.RoleSystem, Content: "You are tackle."}},
+		{Kind: session.KindMessage, Prompt: true, Message: &chat.Message{Role: chat.RoleUser, Content: "[Note from tackle: a.go was restored]\n\nfix it"}},
+		{Kind: session.KindMessage, Message: &chat.Message{Role: chat.RoleAssistant, Content: "Fixed."}},
+		{Kind: session.KindOutcome, Outcome: &session.Outcome{Status: "finished"}},
+		{Kind: session.KindNote, Note: "b.go was restored"},
+	} {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := sdk.SessionId(w.ID())
+	w.Close()
+
+	c := e.startACP()
+	if _, err := c.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.conn.ListSessions(t.Context(), sdk.ListSessionsRequest{})
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionId != id || list.Sessions[0].Title == nil || *list.Sessions[0].Title != "fix it" {
+		t.Errorf("session/list without cwd = %+v, %v; want the session titled without the note", list, err)
+	}
+	if _, err := c.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{Cwd: e.workspace, SessionId: id, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v\nstderr:\n%s", err, c.stderr)
+	}
+	var user []string
+	for _, u := range c.allUpdates() {
+		if u.UserMessageChunk != nil && u.UserMessageChunk.Content.Text != nil {
+			user = append(user, u.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if !slices.Equal(user, []string{"fix it"}) {
+		t.Errorf("replayed user messages = %q, want the prompt without tackle's note", user)
+	}
+	if r, err := c.prompt(t.Context(), id, sdk.TextBlock("next")); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v\nstderr:\n%s", r, err, c.stderr)
+	}
+	msgs := e.requests()[0].Messages
+	last := msgs[len(msgs)-1].Content
+	if !strings.HasPrefix(last, "[Note from tackle: b.go was restored]") || !strings.HasSuffix(last, "next") || len(msgs) != 4 {
+		t.Errorf("the prompt after the load went out as %q in %d messages, want the waiting note before it after the 3 saved", last, len(msgs))
 	}
 }
