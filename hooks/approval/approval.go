@@ -9,7 +9,8 @@
 //  1. a deny rule matches → Skip, in every mode (yolo too), naming the rule;
 //  2. plan mode and the tool is not a reader → Skip ("plan mode is read-only"),
 //     unless it is a read-only bash program and bash runs in a sandbox
-//     (WithSandbox, readonly.go);
+//     (WithSandbox, readonly.go), or a network tool (fetch), which
+//     changes nothing in the workspace and asks as in other modes;
 //  3. bash deny rules exist and the program cannot be checked against them
 //     soundly (it does not parse, builds a command at run time, pipes into
 //     sh, …) → Pause;
@@ -310,6 +311,9 @@ func (p *Policy) SessionRules() []string {
 //     how it reaches the paths it names): a rule naming exactly the path
 //     (edit_file(main.go)); none for a protected path or a path that is a
 //     symbolic link.
+//   - a network tool (fetch): a rule naming exactly the URL's host
+//     (fetch(domain:go.dev)); it never opens a private address to fetch,
+//     which only configured rules do (NamesHost).
 //   - any other tool: the tool, when the call has no arguments; else no
 //     rule, since tackle cannot scope its arguments.
 //
@@ -325,6 +329,12 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	}
 	if s.server == "" && s.access != 0 {
 		return p.alwaysPath(s)
+	}
+	if s.network {
+		if s.host == "" {
+			return nil
+		}
+		return []Rule{{Tool: call.Name, Pattern: domainPrefix + s.host}}
 	}
 	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
 		return []Rule{{Tool: call.Name}}
@@ -470,8 +480,10 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 	if d.rule != nil {
 		return skipResult(fmt.Sprintf("denied by the rule %s: %s", d.rule, d.what))
 	}
-	// 2. Plan mode reads only.
-	if mode == Plan && kind != tools.KindRead && !readOnly {
+	// 2. Plan mode reads only: it changes nothing in the workspace. A
+	// network tool (fetch) changes nothing there either, and asks below
+	// as in every mode.
+	if mode == Plan && kind != tools.KindRead && !readOnly && !s.network {
 		return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (%s). Describe the change in your plan instead.",
 			call.Name, s.describe(kind)))
 	}
@@ -656,7 +668,12 @@ type subject struct {
 	// server is a remote tool's server (an MCP server's tool): it asks
 	// unless a rule allows it, whatever it declares.
 	server string
-	assess map[*command]*assessment
+	// network: the tool reaches other machines (fetch); host is the host
+	// the call reaches, as domain rules see it ("" when the tool will
+	// refuse the call).
+	network bool
+	host    string
+	assess  map[*command]*assessment
 
 	// bash: where the program's relative paths are taken from (see where).
 	env     *pathEnv
@@ -677,6 +694,10 @@ func (p *Policy) subject(call chat.ToolCall) *subject {
 	}
 	if s.server != "" {
 		return s // a remote tool names no workspace paths tackle can judge
+	}
+	if info.Kind == tools.KindNetwork {
+		s.network, s.host = true, info.Host
+		return s
 	}
 	if call.Name == ShellTool {
 		s.command, s.hasCmd = info.Command, info.Command != ""
@@ -753,6 +774,14 @@ func (s *subject) denied(deny []Rule) denial {
 	}
 	if len(patterns) == 0 && len(pathRules) == 0 {
 		return denial{}
+	}
+	if s.network {
+		for i, r := range patterns {
+			if s.host != "" && matchDomain(r.Pattern, s.host) {
+				return denial{rule: &patterns[i], what: s.host}
+			}
+		}
+		return denial{} // a URL the tool refuses reaches no host
 	}
 	if s.call.Name != ShellTool {
 		if len(s.paths) == 0 {
@@ -1238,6 +1267,14 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 			rules = append(rules, r)
 		}
 	}
+	if s.network {
+		for _, r := range rules {
+			if s.host != "" && matchDomain(r.Pattern, s.host) {
+				return allowance{ok: true, by: r.String()}
+			}
+		}
+		return allowance{}
+	}
 	if s.call.Name != ShellTool {
 		for _, r := range rules {
 			if allPaths(r.Pattern, s.paths) {
@@ -1336,6 +1373,8 @@ func (s *subject) describe(kind tools.Kind) string {
 	switch {
 	case name == ShellTool && s.hasCmd:
 		return fmt.Sprintf("%s wants to run: %s", name, chat.OneLine(s.command, maxQuoted))
+	case s.network && s.host != "":
+		return fmt.Sprintf("%s wants to reach %s", name, s.host)
 	case kind == tools.KindEdit:
 		if s.sent != "" {
 			return fmt.Sprintf("%s wants to change %s", name, s.sent)
