@@ -32,6 +32,7 @@ type cli struct {
 	Hooks        hooksCmd         `cmd:"" help:"List every hook (source, event, matcher, priority, kind, trust), or run one on a payload: tackle hooks test NAME EVENT [payload.json]."`
 	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
+	Image        []string         `placeholder:"FILE" sep:"none" help:"With a non-interactive prompt: attach the image FILE (PNG, JPEG, GIF or WebP as its bytes say, at most 5 MiB) to it, for a model that accepts images. Repeatable."`
 	Effort       string           `name:"reasoning-effort" env:"TACKLE_REASONING_EFFORT" placeholder:"LEVEL" help:"How hard a reasoning model thinks: minimal, low, medium or high, sent as reasoning_effort (OpenAI, DeepSeek, vLLM, Ollama and others read it). Unset, nothing is sent and the server decides."`
 	ShowReason   bool             `name:"show-reasoning" help:"With -p and text output, print the model's reasoning on stderr as it streams (never on stdout). json and stream-json output always carry it."`
 	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`

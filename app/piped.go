@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 
@@ -16,7 +18,21 @@ import (
 // what stdin holds), or answer the pause of the session it goes on with.
 type pipedRun struct {
 	prompt  string        // -p
+	images  []string      // --image
 	answers *pauseAnswers // --approve, --deny CALL_ID; nil when none
+}
+
+// readImages reads the images --image names.
+func readImages(paths []string) ([]chat.Image, error) {
+	var out []chat.Image
+	for _, p := range paths {
+		img, err := tools.ReadImage(p)
+		if err != nil {
+			return nil, usagef("--image %s: %w", p, err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }
 
 // runPiped runs one prompt without a UI, or answers a saved pause
@@ -27,12 +43,16 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		return usagef("--on-pause save: no state directory to save the session in (set HOME or XDG_STATE_HOME)")
 	}
 	var prompt string
+	var images []chat.Image
 	if run.answers == nil {
 		p, err := readPrompt(run.prompt, stdio)
 		if err != nil {
 			return err
 		}
 		prompt = p
+		if images, err = readImages(run.images); err != nil {
+			return err
+		}
 	}
 	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
 	h, err := newHarness(ctx, st, stdio, printer.Event)
@@ -55,7 +75,7 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 	// and codex exec: wait for them (each at most its startup_timeout).
 	h.mcp.waitStarted(ctx)
 	answers := headless.Answers{Yes: st.Yes, HeldBack: h.policy.HeldBack, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
-	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
+	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, images, run.answers, answers, stdio.Err)
 	h.mcp.close(printer.Event) // their last warnings come before the result
 	h.servers.Close()
 	// The session is complete on disk, and free, before stdout names it:
@@ -77,13 +97,13 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 // drivePiped runs the Worker on cv: it answers cv's pause with answers,
 // or sends prompt (refused while cv waits for answers); a answers the
 // pauses of the run.
-func drivePiped(ctx context.Context, h *harness, cv *conversation, emit func(agent.Event), prompt string, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
+func drivePiped(ctx context.Context, h *harness, cv *conversation, emit func(agent.Event), prompt string, images []chat.Image, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
 	w := h.worker(cv, emit)
 	if answers == nil {
 		if err := cv.pausedCalls(); err != nil {
 			return headless.Result{}, err
 		}
-		return headless.Drive(ctx, w, prompt, a, stderr), nil
+		return headless.Drive(ctx, w, prompt, images, a, stderr), nil
 	}
 	if _, err := cv.restore(w); err != nil {
 		return headless.Result{}, err

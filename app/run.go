@@ -28,6 +28,9 @@ func (runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config)
 		return err
 	}
 	interactive := c.Prompt == "" && stdio.InTTY && answers == nil
+	if len(c.Image) > 0 && (interactive || answers != nil) {
+		return usagef("--image attaches an image to a prompt given with -p or on stdin (in the interactive UI, type @FILE)")
+	}
 	var ask askTrust
 	if interactive {
 		ask = terminalTrust(stdio.In, stdio.Err)
@@ -50,7 +53,7 @@ func (runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config)
 	if pick {
 		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
 	}
-	return runPiped(ctx, st, stdio, pipedRun{prompt: c.Prompt, answers: answers}, res, atExit)
+	return runPiped(ctx, st, stdio, pipedRun{prompt: c.Prompt, images: c.Image, answers: answers}, res, atExit)
 }
 
 // absWorkspace is the workspace root dir made absolute.

@@ -21,12 +21,12 @@ import (
 // first).
 func (m *Model) startTurn(text string) tea.Cmd {
 	m.showPrompt(text)
-	message := m.attachMentions(text)
+	message, images := m.attachMentions(text)
 	ctx := m.beginRun()
 	if refs := m.resourceMentions(text); len(refs) > 0 {
-		return readResources(ctx, m.opts.MCP, m.runs, refs, message)
+		return readResources(ctx, m.opts.MCP, m.runs, refs, message, images)
 	}
-	return runAgent(ctx, m.agent, m.bridge, m.runs, message)
+	return runAgent(ctx, m.agent, m.bridge, m.runs, message, images)
 }
 
 // startCommand runs "!cmd": the command through the bash tool and the

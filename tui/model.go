@@ -37,7 +37,7 @@ import (
 
 // Agent is the part of the Worker the UI drives.
 type Agent interface {
-	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Run(ctx context.Context, input string, images ...chat.Image) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 	// RunCommand runs a shell command the user typed (!cmd) through the
 	// same hooks and approvals as a model's call and puts it and its
