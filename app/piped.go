@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/slash"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 
@@ -44,8 +46,25 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 	}
 	var prompt string
 	var images []chat.Image
+	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
+	// A custom command the prompt names (tackle -p "/review focus"):
+	// its prompt with the arguments, its model and its allowed-tools.
+	var custom *slash.Command
 	if run.answers == nil {
-		p, err := readPrompt(run.prompt, stdio)
+		root, err := absWorkspace(st.Workspace)
+		if err != nil {
+			return err
+		}
+		cmds := customCommands(st, stdio.Env, root, tui.Builtin, func(w string) { printer.Event(agent.Warning{Message: w}) })
+		expand := func(text string) string {
+			c, args, ok := slash.Find(cmds, text)
+			if !ok {
+				return text
+			}
+			custom = &c
+			return c.Expand(args)
+		}
+		p, err := readPrompt(run.prompt, stdio, expand)
 		if err != nil {
 			return err
 		}
@@ -53,11 +72,16 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		if images, err = readImages(run.images); err != nil {
 			return err
 		}
+		if custom != nil && custom.Model != "" {
+			st.Model = custom.Model
+		}
 	}
-	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
 	h, err := newHarness(ctx, st, stdio, printer.Event)
 	if err != nil {
 		return err
+	}
+	if custom != nil {
+		h.policy.SetTurnRules("/"+custom.Name, custom.Allowed)
 	}
 	atExit(h.kill) // a second interrupt leaves no hook or MCP server running
 	defer h.Close()
@@ -162,7 +186,7 @@ const maxStdin = 8 << 20
 
 // readPrompt builds the prompt from -p and stdin: stdin alone is the
 // prompt; with -p it is appended as context.
-func readPrompt(flag string, stdio Streams) (string, error) {
+func readPrompt(flag string, stdio Streams, expand func(string) string) (string, error) {
 	var piped string
 	if !stdio.InTTY && stdio.In != nil && (flag == "" || readableStdin(stdio.In)) {
 		b, err := io.ReadAll(io.LimitReader(stdio.In, maxStdin+1))
@@ -176,11 +200,11 @@ func readPrompt(flag string, stdio Streams) (string, error) {
 	}
 	switch {
 	case flag != "" && piped != "":
-		return flag + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
+		return expand(flag) + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
 	case flag != "":
-		return flag, nil
+		return expand(flag), nil
 	case piped != "":
-		return piped, nil
+		return expand(piped), nil
 	default:
 		return "", usagef("no prompt: pass -p \"...\" or pipe a prompt on stdin")
 	}

@@ -28,6 +28,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/slash"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
@@ -102,6 +103,10 @@ type Options struct {
 	// Mentions, when set, backs @path: completion of the workspace's
 	// files, and their content attached to the message.
 	Mentions Mentions
+	// Commands are the custom slash commands (custom.go); TurnRules,
+	// when set, applies their allowed-tools while their turn runs.
+	Commands  []slash.Command
+	TurnRules TurnRules
 	// About says what the welcome block (shown when About.Version is set)
 	// and /status show; Prices are
 	// the configured prices per model, for /cost.
@@ -160,6 +165,7 @@ var spinFrames = spinner.MiniDot
 // Model is the root model of the UI.
 type Model struct {
 	opts   Options
+	custom customTurn // the custom command whose turn runs, if any
 	agent  Agent
 	bridge *Bridge
 	ctx    context.Context // the session's; each run's context derives from it

@@ -23,6 +23,10 @@
 //     permissionDecision, or a process hook's "approve") → Pause or Continue;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
+//     so do a custom command's allowed-tools while its turn runs
+//     (SetTurnRules), which step 4 never counts: they open no protected
+//     path and no way out of the sandbox, and fetch's address rules
+//     ignore them;
 //  6. yolo mode → Continue;
 //  7. the tool only reads → Continue (not a remote tool: an MCP server's
 //     tool asks unless a rule allows it, whatever it declares);
@@ -216,6 +220,10 @@ type Policy struct {
 	deny       []Rule
 	ask        []Rule // ask rules (permissions.go): they ask in every mode
 	session    []Rule // approve-always rules, in the order they were added
+	// turn are the rules of a custom command's allowed-tools while its
+	// turn runs, and turnBy the command (SetTurnRules).
+	turn   []Rule
+	turnBy string
 
 	// perms are the allow and deny rules with their sources, when set by
 	// WithPermissions (permissions.go).
@@ -278,6 +286,21 @@ func (p *Policy) Remember(call chat.ToolCall) {
 		}
 	}
 }
+
+// SetTurnRules makes rules allow the calls they cover, like allow rules,
+// until ClearTurnRules: a custom command's allowed-tools while its turn
+// runs; by names the command for the reasons. They never open what step
+// 4 guards (a protected path, a way out of the sandbox) and never name a
+// host for fetch's address rules (NamesHost); deny rules, ask rules and
+// plan mode hold.
+func (p *Policy) SetTurnRules(by string, rules []Rule) {
+	p.mu.Lock()
+	p.turn, p.turnBy = slices.Clone(rules), by
+	p.mu.Unlock()
+}
+
+// ClearTurnRules ends the rules SetTurnRules set.
+func (p *Policy) ClearTurnRules() { p.SetTurnRules("", nil) }
 
 // SessionRules returns the session rules added by Remember, in the order
 // they were added, in rule syntax.
@@ -463,6 +486,7 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolResult {
 	p.mu.Lock()
 	mode, allow, deny, ask, session, sandboxed := p.mode, p.allow, p.deny, p.ask, p.session, p.sandboxed
+	turn, turnBy := p.turn, p.turnBy
 	p.mu.Unlock()
 
 	s := p.subject(call)
@@ -523,8 +547,13 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 		}
 		return hooks.PreToolResult{Reason: fmt.Sprintf("approved by hook %q", say.Hook)}
 	}
-	// 5. Allow rules and session rules.
+	// 5. Allow rules, session rules and a command's turn rules.
 	a := s.allowed(allow, session)
+	if !a.ok && len(turn) > 0 {
+		if t := s.allowed(allow, slices.Concat(session, turn)); t.ok {
+			return hooks.PreToolResult{Reason: fmt.Sprintf("allowed by %s (allowed-tools of %s)", t.by, turnBy)}
+		}
+	}
 	if a.ok {
 		return hooks.PreToolResult{Reason: "allowed by " + a.by}
 	}
