@@ -270,7 +270,7 @@ func (t fetchTool) run(ctx context.Context, a FetchArgs) (Result, error) {
 // saying where the rest is.
 func window(text string, start int) string {
 	total := utf8.RuneCountInString(text)
-	if start >= total && total > 0 {
+	if start > 0 && start >= total {
 		return fmt.Sprintf("(start_char %d is past the end: the page has %d characters)", start, total)
 	}
 	i := 0

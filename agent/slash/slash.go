@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,6 +181,9 @@ var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
 // optional. workspace and home place Claude Code's path rules.
 func Parse(path, name string, data []byte, f Format, workspace, home string) (Command, error) {
 	c := Command{Name: name, Path: path}
+	if len(data) > MaxFile {
+		return Command{}, fmt.Errorf("%s is larger than %d KiB, the most a command file may be", path, MaxFile>>10)
+	}
 	if !validName(name) {
 		return Command{}, fmt.Errorf("%s: the command name %q: use lowercase letters, digits, - and _ (a subdirectory is a namespace, name:sub)", path, name)
 	}
@@ -348,7 +352,8 @@ type File struct {
 	Path, Name string
 }
 
-// Read reads a command file, at most MaxFile bytes.
+// Read reads a command file: at most MaxFile+1 bytes, so that Parse
+// can refuse a larger one.
 func Read(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -362,15 +367,7 @@ func Read(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if fi.Size() > MaxFile {
-		return nil, fmt.Errorf("%s is larger than %d KiB", path, MaxFile>>10)
-	}
-	b := make([]byte, fi.Size())
-	_, err = f.ReadAt(b, 0)
-	if err != nil && fi.Size() > 0 {
-		return nil, err
-	}
-	return b, nil
+	return io.ReadAll(io.LimitReader(f, MaxFile+1))
 }
 
 // LoadDir reads the command files of d. A missing directory has none;

@@ -51,13 +51,14 @@ func TestLoadDir(t *testing.T) {
 	write(t, filepath.Join(dir, "bad name.md"), "x")
 	write(t, filepath.Join(dir, "all.md"), "---\nallowed-tools: bash, write_file(docs/**)\n---\nDo anything.\n")
 	write(t, filepath.Join(dir, "empty.md"), "---\ndescription: nothing\n---\n")
+	write(t, filepath.Join(dir, "huge.md"), strings.Repeat("x", MaxFile+1))
 	secret := filepath.Join(t.TempDir(), "secret.md")
 	write(t, secret, "the secret")
 	if err := os.Symlink(secret, filepath.Join(dir, "link.md")); err != nil {
 		t.Fatal(err)
 	}
 	cmds, err := LoadDir(Dir{Path: dir, Format: Tackle, Scope: "user"}, "/w", "/h")
-	if err == nil || !strings.Contains(err.Error(), `"bad name"`) || !strings.Contains(err.Error(), "empty.md: the prompt is empty") {
+	if err == nil || !strings.Contains(err.Error(), `"bad name"`) || !strings.Contains(err.Error(), "empty.md: the prompt is empty") || !strings.Contains(err.Error(), "huge.md is larger than 64 KiB") {
 		t.Errorf("errors: %v", err)
 	}
 	var names []string
