@@ -55,8 +55,11 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		if err != nil {
 			return err
 		}
-		cmds := customCommands(st, stdio.Env, root, tui.Builtin, func(w string) { printer.Event(agent.Warning{Message: w}) })
 		expand := func(text string) string {
+			if !strings.HasPrefix(strings.TrimSpace(text), "/") {
+				return text // no command: the directories are not read
+			}
+			cmds := customCommands(st, stdio.Env, root, tui.Builtin, func(w string) { printer.Event(agent.Warning{Message: w}) })
 			c, args, ok := slash.Find(cmds, text)
 			if !ok {
 				return text
