@@ -33,9 +33,25 @@ type ReasoningDelta struct {
 // ModelRetry says a model request failed before any token arrived and will
 // be retried after Wait.
 type ModelRetry struct {
-	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Attempt int `json:"attempt"` // the attempt that failed, from 1
+	// Retries is how many retries the request gets at most: Attempt
+	// Retries is the last retry.
+	Retries int           `json:"retries"`
 	Wait    time.Duration `json:"wait_ns"`
-	Err     string        `json:"error"`
+	// Err is why the attempt failed, short ("connection refused", "503
+	// Service Unavailable: overloaded").
+	Err string `json:"error"`
+}
+
+// RetryLine says in one short line that a request failed and when it is
+// tried again: "model request failed (connection refused); retry 1 of 4
+// in 500ms".
+func RetryLine(e ModelRetry) string {
+	s := fmt.Sprintf("model request failed (%s); retry %d", e.Err, e.Attempt)
+	if e.Retries > 0 {
+		s += fmt.Sprintf(" of %d", e.Retries)
+	}
+	return s + " in " + e.Wait.Round(time.Millisecond).String()
 }
 
 // AssistantMessage is a complete assistant message, as it entered the
@@ -50,15 +66,32 @@ type ToolCallStarted struct {
 }
 
 // ToolCallProgress says how far a running call has come, as its tool
-// tells (an MCP server's progress notifications): Done of Total (0: not
-// known), and what it is doing. It comes between the call's
-// ToolCallStarted and ToolCallFinished.
+// tells (an MCP server's progress notifications, a bash command's output
+// so far): Done of Total (0: not known), what it is doing, and the end
+// of what it has printed. It comes between the call's ToolCallStarted
+// and ToolCallFinished. Each says all there is to say at its moment, so
+// a consumer may keep only a call's latest (the UI's bridge merges them
+// as it merges text deltas).
 type ToolCallProgress struct {
 	Call    chat.ToolCall `json:"call"`
 	Done    float64       `json:"done"`
 	Total   float64       `json:"total,omitempty"`
 	Message string        `json:"message,omitempty"`
+	// Output is the end of what the call has printed so far: at most
+	// its last ProgressLines lines, a longer line than ProgressLineBytes
+	// cut there (with a note of how many bytes more it has), made
+	// safe to show as the call's result is (secrets redacted, escapes
+	// removed, control characters shown as symbols). The last line may
+	// be one still being written, up to its last finished word. The
+	// result, when it comes, holds the whole output.
+	Output string `json:"output,omitempty"`
 }
+
+// Bounds of ToolCallProgress.Output.
+const (
+	ProgressLines     = 20
+	ProgressLineBytes = 512
+)
 
 // ToolCallFinished carries a call's single result (also for skipped,
 // denied and failed calls, which never started). Every tool call of a
@@ -179,6 +212,14 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// NoteAdded says a note for the model waits for the next prompt: the
+// next user message carries it (see Worker.Note), so that the model's
+// picture of the files and of the conversation matches what happened
+// (a /undo restored files; the user interrupted its reply).
+type NoteAdded struct {
+	Text string `json:"text"`
+}
+
 // ErrorEvent is the error that ended a Run.
 type ErrorEvent struct {
 	Message string `json:"message"`
@@ -250,6 +291,7 @@ func (Compacted) EventType() string        { return "compaction" }
 func (Warning) EventType() string          { return "warning" }
 func (MCPServerStatus) EventType() string  { return "mcp_server" }
 func (ErrorEvent) EventType() string       { return "error" }
+func (NoteAdded) EventType() string        { return "note" }
 func (TurnFinished) EventType() string     { return "turn_finished" }
 func (CheckStarted) EventType() string     { return "check_started" }
 func (CheckFinished) EventType() string    { return "check_finished" }
@@ -262,7 +304,7 @@ func EventTypes() []string {
 		TextDelta{}, ReasoningDelta{}, ModelRetry{}, AssistantMessage{}, ToolCallStarted{}, ToolCallProgress{}, ToolCallFinished{},
 		ToolCallDecided{}, HookDecision{}, RetryPushed{}, PausedEvent{}, ModelChanged{}, UsageReport{},
 		CompactStarted{}, Compacted{}, Warning{}, ErrorEvent{}, TurnFinished{}, CheckStarted{}, CheckFinished{},
-		MCPServerStatus{}, TodoUpdated{},
+		MCPServerStatus{}, NoteAdded{}, TodoUpdated{},
 	}
 	types := make([]string, len(evs))
 	for i, e := range evs {

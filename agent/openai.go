@@ -74,13 +74,20 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.err }
 
 // Retryable reports whether the request may succeed when sent again: the
-// server says so in x-should-retry, or the status is 408, 429 or 5xx. An
-// error in a stream that gave no status is not retried.
+// server says so in x-should-retry, or the status is 408, 429 or a 5xx
+// that says the server is in trouble for now. 501 (Not Implemented: a
+// server that does not know the API at all, such as a plain web server)
+// and 505 answer the same every time. An error in a stream that gave no
+// status is not retried.
 func (e *APIError) Retryable() bool {
 	switch e.header.Get("X-Should-Retry") {
 	case "true":
 		return true
 	case "false":
+		return false
+	}
+	switch e.Status {
+	case http.StatusNotImplemented, http.StatusHTTPVersionNotSupported:
 		return false
 	}
 	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
@@ -191,9 +198,9 @@ func (e *StallError) Error() string {
 // OpenAI is a Client for OpenAI-compatible Chat Completions APIs.
 //
 // A request that fails before any token of the reply arrived is retried
-// when that may help: on 408, 429 and 5xx answers and on connection
-// errors (refused, reset, dropped before the reply began). 400, 401, 403,
-// 404, 422 and the like are not retried, and neither is any failure after
+// when that may help: on 408, 429 and 5xx answers (not 501 and 505) and on
+// connection errors (refused, reset, dropped before the reply began). 400,
+// 401, 403, 404, 422 and the like are not retried, and neither is any failure after
 // the first token, since the caller has already seen part of the reply.
 // Waits grow exponentially from BaseDelay with equal jitter (half the
 // delay fixed, half random), or follow the server's retry-after-ms or
@@ -205,6 +212,7 @@ func (e *StallError) Error() string {
 // waits between them are bounded in number and length.
 type OpenAI struct {
 	completions openai.ChatCompletionService
+	baseURL     string // the API root requests go to
 	maxRetries  int
 	baseDelay   time.Duration
 	maxDelay    time.Duration
@@ -248,6 +256,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	opts = append(opts, option.WithHTTPClient(httpClient))
 	c := &OpenAI{
 		completions: openai.NewChatCompletionService(opts...),
+		baseURL:     cmp.Or(cfg.BaseURL, DefaultBaseURL),
 		maxRetries:  cfg.MaxRetries,
 		baseDelay:   positiveOr(cfg.BaseDelay, 500*time.Millisecond),
 		maxDelay:    positiveOr(cfg.MaxDelay, 30*time.Second),
@@ -333,18 +342,23 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (Rep
 			return Reply{}, fmt.Errorf("model request: %w", ctx.Err())
 		}
 		if replied || attempt > c.maxRetries || !retryable(err) {
-			return Reply{}, failed(attempt, err)
+			return Reply{}, c.failed(attempt, err)
 		}
 		wait := c.backoff(attempt, err)
-		emit(ModelRetry{Attempt: attempt, Wait: wait, Err: err.Error()})
+		emit(ModelRetry{Attempt: attempt, Retries: c.maxRetries, Wait: wait, Err: shortReason(err)})
 		if err := c.sleep(ctx, wait); err != nil {
 			return Reply{}, fmt.Errorf("model request: %w", err)
 		}
 	}
 }
 
-// failed wraps the error that ended the last attempt.
-func failed(attempts int, err error) error {
+// failed wraps the error that ended the last attempt, with what it
+// usually means when the endpoint is the likely cause (see
+// EndpointError).
+func (c *OpenAI) failed(attempts int, err error) error {
+	if e := c.endpointError(attempts, err); e != nil {
+		return e
+	}
 	switch {
 	case attempts > 1:
 		return fmt.Errorf("model request failed after %d attempts: %w", attempts, err)

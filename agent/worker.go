@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools"
@@ -95,6 +96,9 @@ type Config struct {
 	// are made again on the resumed conversation. It is called in order
 	// with OnEvent, never at the same time.
 	OnMessage func(AddedMessage)
+	// Notes are notes for the model waiting for the next prompt (a
+	// resumed session's: session.Loaded.PendingNotes); see Worker.Note.
+	Notes []string
 	// OnApproveAlways is told about calls the user approved "always", so
 	// the approval policy can add a session rule for calls like it. It
 	// gets the call as the user saw it in the pending list.
@@ -115,6 +119,12 @@ type Config struct {
 	// KeepTurns is how many of the latest turns a compaction leaves as
 	// they were, tool outputs included; zero means DefaultKeepTurns.
 	KeepTurns int
+
+	// Redact, when set, removes secrets from what a running call shows
+	// (ToolCallProgress: its message and output) before the event is
+	// emitted, as the redaction hook does from results; it must be safe
+	// for concurrent use.
+	Redact func(string) string
 
 	// Agent names the agent the Worker is: zero for the main agent, a
 	// subagent's identity for a child (RunSubagent sets it). Its hooks
@@ -149,7 +159,9 @@ type Worker struct {
 	// commands counts the shell commands the user ran (RunCommand), for
 	// their call IDs.
 	commands int
-	paused   *pause // non-nil while a run waits for Resume
+	// notes wait for the next user message (Note).
+	notes  []string
+	paused *pause // non-nil while a run waits for Resume
 	// answer, when set, is asked first when a batch would pause (see
 	// AnswerPausesWith).
 	answer func([]PendingCall) ([]Decision, bool)
@@ -163,6 +175,7 @@ type Worker struct {
 	meter   meter
 	fixed   int64
 	windows map[string]int64
+	lookups map[string]*windowLookup // look-ups of windows under way
 	// noImages is set once the model's server refused a request with
 	// images (images.go): images are left out of requests from then on.
 	noImages bool
@@ -187,6 +200,9 @@ type runState struct {
 	// (RunCommand): its result goes into the conversation as the user's
 	// message, and the run ends there, with no model request.
 	command bool
+	// partial is the text of the reply being streamed, as far as it
+	// went.
+	partial strings.Builder
 }
 
 // pause is where a paused run stopped.
@@ -259,7 +275,7 @@ func New(cfg Config) *Worker {
 	if cfg.KeepTurns <= 0 {
 		cfg.KeepTurns = DefaultKeepTurns
 	}
-	w := &Worker{cfg: cfg, windows: map[string]int64{}}
+	w := &Worker{cfg: cfg, windows: map[string]int64{}, lookups: map[string]*windowLookup{}, notes: slices.Clone(cfg.Notes)}
 	w.toolSpecs()
 	switch {
 	case cfg.History != nil:
@@ -335,12 +351,67 @@ func (w *Worker) Run(ctx context.Context, input string, images ...chat.Image) (O
 		return w.abort(ctx, &HookError{Event: hooks.OnPromptSubmit, Hook: by, Reason: res.Reason})
 	}
 	in.Message.Role = chat.RoleUser
+	in.Message.Content = w.takeNotes() + in.Message.Content
 	if w.sysUnreported {
 		w.sysUnreported = false
 		w.report(AddedMessage{Message: w.conv[0]})
 	}
 	w.appendConv(AddedMessage{Message: in.Message, Prompt: true})
 	return w.loop(ctx)
+}
+
+// Note adds a note for the model to the next user message (a prompt, or
+// a command the user ran): something it must know that happened outside
+// the conversation, such as files a /undo restored. The note goes out as
+// a NoteAdded event (a session records it, so that a session continued
+// later still sends it).
+func (w *Worker) Note(text string) {
+	text = strings.Join(strings.Fields(text), " ") // one line: WithoutNotes finds it
+	if text == "" {
+		return
+	}
+	w.mu.Lock()
+	w.notes = append(w.notes, text)
+	w.mu.Unlock()
+	w.emit(NoteAdded{Text: text})
+}
+
+// takeNotes returns the notes waiting (Note), as the start of the next
+// user message, and forgets them; "" when there are none.
+func (w *Worker) takeNotes() string {
+	w.mu.Lock()
+	notes := w.notes
+	w.notes = nil
+	w.mu.Unlock()
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString(notePrefix + n + "]\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// notePrefix starts each note in a user message.
+const notePrefix = "[Note from tackle: "
+
+// WithoutNotes returns a user message's text without the notes tackle
+// put before it (Note): what the user wrote, for a transcript.
+func WithoutNotes(text string) string {
+	rest, cut := text, false
+	for strings.HasPrefix(rest, notePrefix) {
+		i := strings.Index(rest, "]\n")
+		if i < 0 {
+			return text
+		}
+		rest, cut = rest[i+2:], true
+	}
+	if !cut {
+		return text
+	}
+	return strings.TrimPrefix(rest, "\n")
 }
 
 // RunCommand runs a shell command the user typed (in the UI, "!cmd") as a
@@ -555,6 +626,7 @@ func (w *Worker) acquire(resume bool) error {
 }
 
 func (w *Worker) release() {
+	w.awaitWindows()
 	w.mu.Lock()
 	w.busy = false
 	w.mu.Unlock()
@@ -614,6 +686,7 @@ func (w *Worker) step(ctx context.Context) (done bool, out Outcome, err error) {
 		reply, stop = w.retryOverflow(ctx, stop)
 	}
 	if stop != nil {
+		w.noReply(ctx, st.partial.String(), stop)
 		out, err = w.abort(ctx, stop)
 		return true, out, err
 	}
@@ -666,13 +739,22 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	}
 	st.usage = st.usage.Add(reply.Usage)
 	used := w.counted(reply.Usage, sent+size([]chat.Message{reply.Message}))
-	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.window(ctx, model)})
 	return reply, nil
 }
 
-// stream sends one request of msgs to the model.
+// stream sends one request of msgs to the model. The reply's text so far
+// is kept in the run's partial, for a reply the user interrupts
+// (noReply).
 func (w *Worker) stream(ctx context.Context, model string, msgs []chat.Message) (Reply, error) {
-	reply, err := w.cfg.Client.Stream(ctx, Request{Model: model, Messages: msgs, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, w.emit)
+	st := w.run
+	st.partial.Reset()
+	reply, err := w.cfg.Client.Stream(ctx, Request{Model: model, Messages: msgs, Tools: w.toolSpecs(), ReasoningEffort: w.cfg.ReasoningEffort}, func(e Event) {
+		if d, ok := e.(TextDelta); ok {
+			st.partial.WriteString(d.Text)
+		}
+		w.emit(e)
+	})
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
@@ -680,6 +762,51 @@ func (w *Worker) stream(ctx context.Context, model string, msgs []chat.Message) 
 		return Reply{}, err
 	}
 	return reply, nil
+}
+
+// noReply handles a request that ended without the model's reply (err):
+// the model must know where the conversation stands. A reply the user
+// interrupted is kept as far as its text went, as the assistant's
+// message, with a note saying where it stopped (a tool call of it is not
+// kept: it never ran). A conversation left ending with a user message
+// (the user's prompt, a check's feedback) gets a note saying it had no
+// reply, so that two user messages never follow each other unmarked. A
+// reply cut any other way is not kept: half a message never enters the
+// conversation.
+func (w *Worker) noReply(ctx context.Context, text string, err error) {
+	if ctx.Err() != nil && strings.TrimSpace(text) != "" {
+		w.appendConv(AddedMessage{Message: chat.Message{Role: chat.RoleAssistant, Content: text}})
+		w.run.lastText = text
+		w.Note(fmt.Sprintf("the user interrupted your previous reply here: “%s”; the rest of it was not sent.", tail(text, 160)))
+		return
+	}
+	w.mu.Lock()
+	userLast := len(w.conv) > 0 && w.conv[len(w.conv)-1].Role == chat.RoleUser
+	w.mu.Unlock()
+	switch {
+	case !userLast:
+	case ctx.Err() != nil:
+		w.Note("the user interrupted the request for your reply to the message above before you answered it.")
+	default:
+		w.Note(fmt.Sprintf("the request for your reply to the message above failed (%s): it got no answer.", chat.OneLine(err.Error(), 200)))
+	}
+}
+
+// tail is the last n bytes of s at most (on a rune boundary, after a
+// space where one is near), with "…" before it when cut.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	if j := strings.IndexByte(s[i:], ' '); j >= 0 && j < 20 {
+		i += j + 1
+	}
+	return "…" + s[i:]
 }
 
 // withNotes returns msgs with Config.SystemNotes added at the end of the
@@ -875,7 +1002,7 @@ func (w *Worker) pendingCall(cs *callState) PendingCall {
 // result per call, in call order. Every call gets exactly one
 // ToolCallFinished, in call order, also when the run stops part way.
 func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, out Outcome, err error) {
-	for pending := w.pendingCalls(batch); len(pending) > 0; pending = w.pendingCalls(batch) {
+	for pending := w.askable(batch); len(pending) > 0; pending = w.askable(batch) {
 		decisions, ok := w.answerAtOnce(pending)
 		if !ok {
 			out, err = w.pause(batch, pending)
@@ -916,7 +1043,9 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 	}
 
 	if w.run.command {
-		w.appendConv(commandMessage(batch[0]))
+		msg := commandMessage(batch[0])
+		msg.Message.Content = w.takeNotes() + msg.Message.Content
+		w.appendConv(msg)
 	} else {
 		w.appendConv(results(batch)...)
 		if m, ok := imageMessage(batch); ok && !w.imagesRefused() {
@@ -932,6 +1061,29 @@ func (w *Worker) runBatch(ctx context.Context, batch []*callState) (done bool, o
 		return true, out, err
 	}
 	return false, Outcome{}, nil
+}
+
+// askable returns the calls of batch that wait for the user, with their
+// previews, once it has answered those their tool will refuse as they
+// stand (tools.Preview.Refused: a file never read, an old_string not in
+// it, a path outside the workspace): nobody is asked to approve a call
+// that cannot run. Such a call gets the tool's own error result, as if
+// it had run, without a pause; the hooks' decisions stand as they were
+// (the check is the tool's, not a hook's).
+func (w *Worker) askable(batch []*callState) []PendingCall {
+	var pending []PendingCall
+	for _, cs := range batch {
+		if !cs.pending() {
+			continue
+		}
+		p := w.pendingCall(cs)
+		if p.Preview != nil && p.Preview.Refused != "" {
+			cs.decide(chat.StatusError, p.Preview.Refused)
+			continue
+		}
+		pending = append(pending, p)
+	}
+	return pending
 }
 
 // pendingCalls returns the calls of batch that wait for the user, with
@@ -1015,7 +1167,7 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 			}()
 			var over atomic.Bool // no progress after the call's result
 			ctx := tools.WithProgress(ctx, func(p tools.Progress) {
-				w.emitUnless(&over, ToolCallProgress{Call: cs.call, Done: p.Done, Total: p.Total, Message: p.Message})
+				w.emitUnless(&over, w.progress(cs.call, p))
 			})
 			ctx = tools.WithPlanObserver(ctx, func(items []tools.TodoItem) {
 				w.emitUnless(&over, TodoUpdated{Todos: items})
@@ -1062,6 +1214,42 @@ func (w *Worker) startBatch(ctx context.Context, batch []*callState) (finished [
 		}
 	}()
 	return finished, started
+}
+
+// progress is the event of a running call's progress report: its
+// message and output redacted (the output whole, so that a secret's
+// pattern sees all it needs: a key block from its BEGIN line on), then
+// the output's last lines.
+func (w *Worker) progress(call chat.ToolCall, p tools.Progress) ToolCallProgress {
+	if r := w.cfg.Redact; r != nil {
+		p.Message = r(p.Message)
+		if p.Output != "" {
+			p.Output = r(p.Output)
+		}
+	}
+	return ToolCallProgress{Call: call, Done: p.Done, Total: p.Total, Message: p.Message, Output: lastLines(p.Output, ProgressLines, ProgressLineBytes)}
+}
+
+// lastLines is the end of text: its last n lines (a newline at the end
+// ends the last), a longer line cut to size bytes and a note of how many
+// more it has (chat.Quote).
+func lastLines(text string, n, size int) string {
+	if text == "" {
+		return ""
+	}
+	end := strings.HasSuffix(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	lines = lines[max(len(lines)-n, 0):]
+	for i, l := range lines {
+		if len(l) > size {
+			lines[i] = chat.Quote(l, size)
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if end {
+		out += "\n"
+	}
+	return out
 }
 
 // trySend sends on c if that does not block and reports whether it did.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,9 @@ type cli struct {
 	Run          runCmd           `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
 	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
 	Hooks        hooksCmd         `cmd:"" help:"List every hook (source, event, matcher, priority, kind, trust), or run one on a payload: tackle hooks test NAME EVENT [payload.json]."`
+	ACP          acpCmd           `cmd:"" name:"acp" help:"Be an editor's agent: speak the Agent Client Protocol on stdin and stdout (Zed, JetBrains IDEs, Neovim, Emacs). Each session is a run in the editor's project directory; tool calls that ask are put to the editor."`
 	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
+	Completion   completionCmd    `cmd:"" help:"Print the shell completion script of bash, zsh or fish: eval \"$$(tackle completion bash)\" in ~/.bashrc (zsh: the same in ~/.zshrc), tackle completion fish | source in fish's config."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
 	Image        []string         `placeholder:"FILE" sep:"none" help:"With a non-interactive prompt: attach the image FILE (PNG, JPEG, GIF or WebP as its bytes say, at most 5 MiB) to it, for a model that accepts images. Repeatable."`
 	Effort       string           `name:"reasoning-effort" env:"TACKLE_REASONING_EFFORT" placeholder:"LEVEL" help:"How hard a reasoning model thinks: minimal, low, medium or high, sent as reasoning_effort (OpenAI, DeepSeek, vLLM, Ollama and others read it). Unset, nothing is sent and the server decides."`
@@ -95,6 +98,7 @@ func newParser(c *cli, stdio Streams, onExit func(int)) (*kong.Kong, error) {
 	parser, err := kong.New(c,
 		kong.Name("tackle"),
 		kong.Description("A terminal coding assistant for any OpenAI-compatible model.\n\n"+
+			"Interactive: tackle, or tackle \"explain main.go\" to start with that message.\n"+
 			"Non-interactive: tackle -p \"fix the failing test\", or echo \"...\" | tackle.\n\n"+
 			"Settings and command hooks can also live in $XDG_CONFIG_HOME/tackle/config.json "+
 			"(its fields are named like the flags: max_requests for --max-requests); "+
@@ -143,20 +147,38 @@ func userConfig(stdio Streams) (config.Config, error) {
 	return cfg, nil
 }
 
+// subcommandFlags are the root's flags a subcommand reads (the others
+// are a run's): its --help shows these, not the rest.
+var subcommandFlags = []string{"help", "workspace", "output"}
+
 // usage prints kong's help with a usage line that says the command is
-// optional.
+// optional. A subcommand's help shows its own arguments and flags and the
+// few of the root's it reads, not a run's forty again.
 func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	var buf strings.Builder
 	w := kctx.Stdout
 	kctx.Stdout = &buf
+	sub := kctx.Selected() != nil && kctx.Selected().Name != "run"
+	if sub {
+		root := kctx.Model.Node
+		for _, f := range root.Flags {
+			if !f.Hidden && !slices.Contains(subcommandFlags, f.Name) {
+				f.Hidden = true
+				defer func() { f.Hidden = false }()
+			}
+		}
+	}
 	err := kong.DefaultHelpPrinter(opts, kctx)
+	if sub && err == nil {
+		fmt.Fprintf(&buf, "\nThe flags of a run (model, endpoint, mode, rules …): tackle --help\n")
+	}
 	kctx.Stdout = w
 	if err != nil {
 		return err
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n" + rest
+		help = "Usage: tackle [flags] [\"first message\"]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n       tackle completion bash|zsh|fish\n       tackle acp\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err

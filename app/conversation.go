@@ -21,6 +21,9 @@ type conversation struct {
 	history []chat.Message
 	// pause is the paused run the continued session ended with, if any.
 	pause *session.Record
+	// notes are the continued session's notes for the model that wait
+	// for the next user message.
+	notes []string
 	model string
 	// records are the continued session's, for the UI's transcript.
 	records  []session.Record
@@ -52,6 +55,7 @@ func (h *harness) newConversation(store *session.Store, warn func(error)) *conve
 	}
 	h.toolbox.SetFiles(nil) // the model of a new conversation has seen no file
 	h.files.Store(cv.rec)
+	h.policy.SetSessionRules() // nor has it any "approve always" rule
 	return cv
 }
 
@@ -64,6 +68,7 @@ func (h *harness) continueConversation(res *resumed, warn func(error)) *conversa
 		rec:      session.NewRecorder(res.w, warn),
 		history:  res.l.Messages(),
 		pause:    res.pause(),
+		notes:    res.l.PendingNotes(),
 		model:    res.l.Model(),
 		records:  res.l.Records,
 		warnings: res.l.Warnings,
@@ -73,6 +78,8 @@ func (h *harness) continueConversation(res *resumed, warn func(error)) *conversa
 	// in this process is applied, one changed since is refused as changed.
 	h.toolbox.SetFiles(res.l.Files())
 	h.files.Store(cv.rec)
+	// The rules "approve always" gave the session last for all of it.
+	h.restoreRules(res.l, warn)
 	if h.st.fromFlag("model") && h.st.Model != cv.model {
 		cv.model = h.st.Model
 		cv.add(session.Record{Kind: session.KindModel, Model: h.st.Model})

@@ -41,6 +41,7 @@ type harness struct {
 	hooks       *hooks.Registry
 	claude      *claudeHooks // nil without Claude Code hooks
 	client      agent.Client
+	endpoint    agent.OpenAIConfig // what client was made from
 	// redactor removes secrets from tool results and session records.
 	redactor *redact.Redactor
 	journal  *tools.TempJournal // nil without a state directory
@@ -108,12 +109,13 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		ws.UseTempJournal(h.journal)
 		cleanStaleTemps(h.journal.Dir(), emit)
 	}
-	h.client = agent.NewOpenAI(agent.OpenAIConfig{
+	h.endpoint = agent.OpenAIConfig{
 		APIKey: st.APIKey, BaseURL: st.BaseURL,
 		Organization: stdio.Env.get("OPENAI_ORG_ID"), Project: stdio.Env.get("OPENAI_PROJECT_ID"),
 		Headers:           agent.ParseCustomHeaders(stdio.Env.get("OPENAI_CUSTOM_HEADERS")),
 		FirstTokenTimeout: st.FirstToken, StreamIdleTimeout: st.StreamIdle, ReplyTimeout: st.ReplyTimeout,
-	})
+	}
+	h.client = agent.NewOpenAI(h.endpoint)
 	h.compaction = newCompaction(st, stdio.Env)
 
 	h.system, h.contextParts = systemPrompt(h.root, stdio.Env, h.sandbox.sb)
@@ -311,17 +313,19 @@ func (h *harness) worker(cv *conversation, onEvent func(agent.Event)) *agent.Wor
 		ReasoningEffort:  h.st.Effort,
 		System:           h.system,
 		History:          cv.history,
+		Notes:            cv.notes,
 		Tools:            h.toolbox,
 		Hooks:            h.hooks,
 		MaxRequests:      h.st.MaxRequests,
 		MaxParallel:      h.st.MaxParallel,
 		RetryBudget:      retryBudget(h.st.MaxRetries),
 		OnEvent:          onEvent,
-		OnApproveAlways:  h.policy.Remember,
+		OnApproveAlways:  h.remember(cv),
 		ContextWindow:    h.compaction.window,
 		CompactThreshold: h.compaction.threshold,
 		KeepTurns:        h.compaction.keepTurns,
 		SystemNotes:      h.mcp.instructions,
+		Redact:           h.redactor.Redact,
 	}
 	if rec := cv.rec; rec != nil {
 		cfg.OnMessage = rec.Message

@@ -4,22 +4,23 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
-	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/sandbox"
 	"github.com/tackle-dev/tackle/tui"
 )
 
 // runInteractive runs the terminal UI (tui) on the terminal until the
 // user quits: on a new conversation, on the session res, or, with pick,
-// on the one the user picks from the list. Its agents' events reach the
+// on the one the user picks from the list; first, when set, is its first
+// message. Its agents' events reach the
 // UI through a tui.Bridge.
-func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resumed, pick bool, atExit func(func())) error {
+func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resumed, pick bool, first string, atExit func(func())) error {
 	if st.themesErr != nil {
 		fmt.Fprintf(stdio.Err, "tackle: warning: %v\n", st.themesErr)
 	}
@@ -37,14 +38,16 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 	opts := tui.Options{
 		NewAgent:     u.fresh,
 		Bridge:       bridge,
-		Policy:       h.policy,
+		Policy:       uiPolicy{h.policy, h},
+		RuleFiles:    newRuleFiles(h, stdio.Env),
 		Tools:        h.toolbox,
 		Checkpoints:  h.checkpoints,
 		Keys:         st.Keys,
-		About:        about(st, h, u),
+		About:        about(st, h, u, stdio.Env),
 		Mentions:     tui.WorkspaceMentions{WS: h.ws, Refuse: h.refuseMention},
 		Prices:       st.Prices,
 		Model:        st.Model,
+		Models:       func(ctx context.Context) ([]string, error) { return agent.ListModels(ctx, h.endpoint) },
 		Workdir:      h.root,
 		Theme:        st.Theme,
 		UserThemes:   st.UserThemes,
@@ -53,6 +56,7 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		History:      history,
 		SaveHistory:  saveHistory,
 		PickSession:  pick,
+		Prompt:       first,
 		ContextParts: h.contextParts,
 		ContextLive:  h.liveParts,
 		Commands:     customCommands(st, stdio.Env, h.root, tui.Builtin, func(w string) { bridge.Send(agent.Warning{Message: w}) }),
@@ -74,10 +78,39 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		opts.Agent = u.fresh()
 	}
 	err = tui.Run(ctx, opts, stdio.In, stdio.Out)
+	if line := resumeLine(u.currentID(), h.root); line != "" && err == nil {
+		fmt.Fprintln(stdio.Out, line)
+	}
 	if ctx.Err() != nil {
 		return interruptedError{err}
 	}
 	return err
+}
+
+// resumeLine says, when the UI ends, the command that goes on with its
+// session, which names it ("" when nothing was recorded): -w names the
+// workspace when it is not the working directory. It fits in 60 columns.
+func resumeLine(id, root string) string {
+	if id == "" {
+		return ""
+	}
+	cmd := "tackle --resume " + id
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil && real != root {
+			cmd += " -w " + shellQuote(root)
+		}
+	}
+	return "Resume this session: " + cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // promptHistory loads the workspace's earlier prompts and returns the
@@ -97,8 +130,10 @@ func promptHistory(root string, stdio Streams) ([]string, func(string) error) {
 }
 
 // about is what the UI's welcome block and /status say of the run:
-// version, endpoint, instruction files, hooks and the session's id.
-func about(st Settings, h *harness, u *uiConversations) tui.About {
+// version, endpoint, instruction files, hooks (those tackle hooks list
+// shows as running: the same rows, counted the same) and the session's
+// id.
+func about(st Settings, h *harness, u *uiConversations, env environ) tui.About {
 	a := tui.About{Version: version, Endpoint: cmp.Or(st.BaseURL, agent.DefaultBaseURL),
 		Sandbox: h.sandbox.status(), SandboxDetail: h.sandbox.describe(), SandboxFull: h.sandbox.sb.Level() == sandbox.LevelFull}
 	for _, p := range h.contextParts {
@@ -106,11 +141,7 @@ func about(st Settings, h *harness, u *uiConversations) tui.About {
 			a.Instructions = append(a.Instructions, f)
 		}
 	}
-	for ev := hooks.OnPromptSubmit; ev <= hooks.PreCompact; ev++ {
-		if names := h.hooks.Names(ev); len(names) > 0 {
-			a.Hooks = append(a.Hooks, ev.String()+": "+strings.Join(names, ", "))
-		}
-	}
+	a.Hooks = hookLines(hookRows(st.User, st.Project, nil, env))
 	a.Session = func() string {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -120,6 +151,22 @@ func about(st Settings, h *harness, u *uiConversations) tui.About {
 		return u.cur.id()
 	}
 	return a
+}
+
+// hookLines are the hooks of rows by event, in order: "pre_tool_call:
+// approval, no-push", one name per row.
+func hookLines(rows []hookRow) []string {
+	var out []string
+	for i := 0; i < len(rows); {
+		j := i
+		var names []string
+		for ; j < len(rows) && rows[j].Event == rows[i].Event; j++ {
+			names = append(names, rows[j].Name)
+		}
+		out = append(out, rows[i].Event+": "+strings.Join(names, ", "))
+		i = j
+	}
+	return out
 }
 
 // refuseMention says why the UI may not attach the file rel to a message

@@ -31,8 +31,8 @@ type rulesRevokeCmd struct {
 
 // sessionRulesNote says where the rules that are not in the file live.
 const sessionRulesNote = `--allow and --deny add rules to one run. Rules added with "approve always" ` +
-	`(a in the approval dialog) live only in the running session (a session continued later starts without them): ` +
-	`/permissions in the interactive UI lists and revokes them.`
+	`(a in the approval dialog) last for their session, also when it is continued (-c, --resume): ` +
+	`/permissions in the interactive UI lists and revokes them, and saves one in this file or the project's.`
 
 // Run lists the user config's rules, and those of the Claude Code
 // settings of the user (claude_hooks.user) and of the workspace.

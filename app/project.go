@@ -383,6 +383,17 @@ func projectOnly(cfg config.Config) error {
 	if len(cfg.EnvAllow) > 0 {
 		fields = append(fields, "env_allow")
 	}
+	// Read from the user's config alone: a project setting them was
+	// ignored without a word.
+	if len(cfg.Keys) > 0 {
+		fields = append(fields, "keys")
+	}
+	if len(cfg.Prices) > 0 {
+		fields = append(fields, "prices")
+	}
+	if len(cfg.ContextWindow) > 0 || cfg.CompactThreshold != 0 || cfg.CompactKeepTurns != 0 {
+		fields = append(fields, "context_window, compact_threshold, compact_keep_turns")
+	}
 	if len(fields) > 0 {
 		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))
 	}

@@ -64,6 +64,12 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "claude_hooks.user") || !strings.Contains(err.Error(), "checks") {
 		t.Errorf("got %v", err)
 	}
+	// Settings read from the user's config alone were ignored in a
+	// project's without a word.
+	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"keys": {"quit": ["ctrl+q"]}, "prices": {"m": {"input": 1, "output": 2}}, "context_window": 8000}`)})
+	if err == nil || !strings.Contains(err.Error(), "keys, prices, context_window") {
+		t.Errorf("keys, prices, context_window: got %v", err)
+	}
 	// A hook server from a repository would start a process for the
 	// session: not from a project config (yet), trusted or not.
 	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"hook_servers": [{"name": "s", "command": ["./s"]}]}`)})

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"path/filepath"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -10,14 +12,22 @@ import (
 
 // runCmd is the default command: talk to the model, interactively or
 // once (-p, a piped prompt), or answer a saved pause (--approve, --deny).
-type runCmd struct{}
+// Words after the flags are a prompt too, as claude "…" and codex "…"
+// take one: the UI's first message on a terminal, else -p's.
+type runCmd struct {
+	Words []string `arg:"" optional:"" name:"prompt" help:"A first message: tackle \"explain main.go\" starts the interactive UI with it (without a terminal it is the prompt, as with -p)."`
+}
 
 // Run opens the session -c or --resume names (its pending calls decide
 // which --deny values are answers), reads the project's trusted files
 // (asking on the terminal before the UI starts), resolves the settings
 // and runs: the terminal UI when stdin is a terminal and there is no
 // prompt, else a piped run.
-func (runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config) error {
+func (r runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config) error {
+	first := strings.Join(r.Words, " ")
+	if first != "" && c.Prompt != "" {
+		return usagef("a prompt is given twice: with -p and as an argument (%q); give one", first)
+	}
 	res, err := openResumed(c.Workspace, c.Continue, c.Resume, stdio.Env)
 	if err != nil {
 		return err
@@ -48,12 +58,12 @@ func (runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Config)
 	defer stop()
 	pick := c.Resume.set && c.Resume.id == "" // --resume without an ID
 	if interactive {
-		return runInteractive(ctx, st, stdio, res, pick, atExit)
+		return runInteractive(ctx, st, stdio, res, pick, first, atExit)
 	}
 	if pick {
 		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
 	}
-	return runPiped(ctx, st, stdio, pipedRun{prompt: c.Prompt, images: c.Image, answers: answers}, res, atExit)
+	return runPiped(ctx, st, stdio, pipedRun{prompt: cmp.Or(c.Prompt, first), images: c.Image, answers: answers}, res, atExit)
 }
 
 // absWorkspace is the workspace root dir made absolute.

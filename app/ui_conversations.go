@@ -101,6 +101,17 @@ func (u *uiConversations) Open(id string) (tui.Resumed, error) {
 	return u.resume(res)
 }
 
+// currentID is the current conversation's session id, "" while it has
+// recorded nothing.
+func (u *uiConversations) currentID() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.cur == nil {
+		return ""
+	}
+	return u.cur.id()
+}
+
 // close ends the current conversation; a problem is reported on w (the
 // UI, which warnings reach otherwise, has ended).
 func (u *uiConversations) close(w io.Writer) {

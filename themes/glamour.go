@@ -83,9 +83,9 @@ func (t Theme) Glamour() ansi.StyleConfig {
 		Image:     ansi.StylePrimitive{Color: c(p.Info), Underline: yes},
 		ImageText: ansi.StylePrimitive{Color: c(p.Muted), Format: "Image: {{.text}} " + glyph("→", "->")},
 
+		// Inline code is set apart by its colours alone: padding would be
+		// copied with the text when the user selects it.
 		Code: ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{
-			// Non-breaking spaces pad the span without allowing a wrap there.
-			Prefix: "\u00a0", Suffix: "\u00a0",
 			Color: c(p.Accent2), BackgroundColor: c(p.CodeBackground),
 		}},
 		CodeBlock: ansi.StyleCodeBlock{StyleBlock: ansi.StyleBlock{Margin: ptr[uint](2)}},

@@ -122,6 +122,14 @@ func (t bashTool) run(ctx context.Context, a BashArgs) (Result, error) {
 		return Fail("Could not start the command: %v.", err), nil
 	}
 	p := cfg.watch(cmd, pr)
+	if report, ok := ProgressReporter(ctx); ok {
+		stop := make(chan struct{})
+		reported := p.live.report(report, newScrubber(secrets), stop)
+		defer func() {
+			close(stop)
+			<-reported // no report after the result
+		}()
+	}
 	ended := p.wait(ctx, timeout)
 	leftovers := cfg.stop(cmd.Process.Pid, p.exited, p.drained, pr)
 
@@ -149,7 +157,7 @@ func (t bashTool) preview(a BashArgs) Preview {
 		Command: &CommandRun{Line: a.Command, Timeout: timeout, Asked: time.Duration(a.TimeoutMS) * time.Millisecond, Network: a.Network, OutsideSandbox: a.OutsideSandbox},
 	}
 	if why != "" {
-		p.Problem = willFail("command", why)
+		p.refuse("command", Fail("%s", why))
 	}
 	return p
 }
@@ -189,10 +197,11 @@ func (t bashTool) command(shell, program string, env []string, out *os.File) *ex
 }
 
 // process is a started command being watched: its output is read into
-// out until drained is closed, and exited is closed once it was reaped,
-// with waitErr set.
+// out (through live, which can be read while it grows) until drained is
+// closed, and exited is closed once it was reaped, with waitErr set.
 type process struct {
 	out     *headTail
+	live    *liveOutput
 	drained chan struct{}
 	exited  chan struct{}
 	waitErr error
@@ -205,9 +214,10 @@ func (c bashConfig) watch(cmd *exec.Cmd, pr *os.File) *process {
 		drained: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
+	p.live = newLiveOutput(p.out)
 	go func() {
 		defer close(p.drained)
-		io.Copy(p.out, pr)
+		io.Copy(p.live, pr)
 	}()
 	go func() {
 		defer close(p.exited)

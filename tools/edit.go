@@ -89,29 +89,35 @@ func (t editFileTool) run(ctx context.Context, a EditFileArgs) (Result, error) {
 }
 
 // preview is the file a call would change, before and after, worked out
-// by the same steps as run; or, when the edit will fail or the file is too
-// large to show, old_string and new_string with the reason.
+// by the same steps as run; or, when the edit will fail (Refused: what run
+// would answer) or the file is too large to show, old_string and
+// new_string with the reason.
 func (t editFileTool) preview(a EditFileArgs) Preview {
 	p := Preview{Summary: a.Summary()}
 	c := &FileChange{Action: "edit", Path: a.Path, Old: a.OldString, New: a.NewString, ReplaceAll: a.ReplaceAll}
 	p.Change = c
 	if why := a.invalid(); why != "" {
-		p.Problem = willFail("edit", why)
+		p.refuse("edit", Fail("%s", why))
 		return p
 	}
 	rel, err := t.ws.resolveFile(a.Path)
 	if err != nil {
-		p.Problem = willFail("edit", t.ws.failPath(a.Path, err).Content)
+		p.refuse("edit", t.ws.failPath(a.Path, err))
 		return p
 	}
 	c.Path = display(rel)
 	f, fail := t.load(rel, a.Path)
 	if fail.IsError {
-		p.Problem = willFail("edit", fail.Content)
+		p.refuse("edit", fail)
+		return p
+	}
+	if why := t.files.check(rel, stampOf(f.info, f.data), "edit"); why != "" {
+		p.refuse("edit", Fail("%s", why))
 		return p
 	}
 	e := planEdit(string(f.data), a)
-	if p.Problem = e.problem(); p.Problem != "" {
+	if fail := e.failure(c.Path); fail.IsError {
+		p.Problem, p.Refused = e.problem(), fail.Content
 		return p
 	}
 	c.Replaced = e.n

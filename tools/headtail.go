@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -51,6 +52,23 @@ func (b *headTail) tail() []byte {
 		return b.ring[:b.at]
 	}
 	return append(append([]byte(nil), b.ring[b.at:]...), b.ring[:b.at]...)
+}
+
+// last returns a copy of the last bytes written, at most n, and whether
+// bytes written before them are not in it: the ring holds the end once
+// the head is full, so once it has wrapped only the ring is at hand.
+func (b *headTail) last(n int) (out []byte, cut bool) {
+	switch ring := b.ring[:b.at]; {
+	case b.full:
+		out = b.tail() // a copy
+		out = out[max(len(out)-n, 0):]
+	case len(ring) >= n:
+		out = bytes.Clone(ring[len(ring)-n:])
+	default:
+		head := b.head[max(len(b.head)-(n-len(ring)), 0):]
+		out = append(append(make([]byte, 0, len(head)+len(ring)), head...), ring...)
+	}
+	return out, b.total > int64(len(out))
 }
 
 // text returns what was written, with the middle replaced by a marker

@@ -30,6 +30,13 @@ type Preview struct {
 	// outside the workspace), or its effect could not be worked out (the
 	// file is too large to compare). Empty when the preview is exact.
 	Problem string
+	// Refused, when set, is the error result the call gets if it runs as
+	// it stands: its tool's own words for the model (the file was never
+	// read or changed since, old_string is not in it, the path leaves the
+	// workspace, the arguments do not fit). Problem then says it to the
+	// person. Nobody needs to be asked about such a call: the Worker
+	// answers it with this result instead of pausing (agent.Previewer).
+	Refused string
 }
 
 // FileChange is a file a call would write. When the change could not be
@@ -77,6 +84,13 @@ func willFail(what, why string) string {
 	return fmt.Sprintf("the %s will fail: %s", what, why)
 }
 
+// refuse marks p as the preview of a call its tool will refuse with res:
+// what names the action ("edit").
+func (p *Preview) refuse(what string, res Result) {
+	p.Problem = willFail(what, res.Content)
+	p.Refused = res.Content
+}
+
 // summaryOnly is the preview of a call that changes nothing: its summary.
 func summaryOnly[A Summarizer](a A) Preview {
 	return Preview{Summary: a.Summary()}
@@ -87,7 +101,7 @@ func summaryOnly[A Summarizer](a A) Preview {
 func (t *Tool) Preview(arguments string) Preview {
 	args, err := t.decode([]byte(arguments))
 	if err != nil {
-		p := Preview{Summary: t.Summary(arguments), Problem: "the call will fail: its arguments do not fit the tool"}
+		p := Preview{Summary: t.Summary(arguments), Problem: "the call will fail: its arguments do not fit the tool", Refused: err.Error()}
 		var ae *ArgsError
 		if errors.As(err, &ae) {
 			p.Problem = fmt.Sprintf("the call will fail: %s", strings.Join(ae.Problems, "; "))

@@ -61,6 +61,7 @@ func TestEditPreviewSaysWhyItFails(t *testing.T) {
 	r, dir := newTestRegistry(t)
 	writeFile(t, dir, "f.txt", "x x\n")
 	writeFile(t, dir, "bin", "a\x00b")
+	wantOK(t, call(t, r, ReadFile, ReadFileArgs{Path: "f.txt"}))
 	for _, tt := range []struct {
 		args EditFileArgs
 		want string
@@ -81,8 +82,11 @@ func TestEditPreviewSaysWhyItFails(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, "f.txt")); got != "x x\n" {
 		t.Errorf("a preview changed the file: %q", got)
 	}
-	// The preview recorded nothing: the edit still needs a read.
-	wantError(t, call(t, r, EditFile, EditFileArgs{Path: "f.txt", OldString: "x x", NewString: "y"}), "has not been read")
+	// The preview recorded nothing: an edit of a file never read still
+	// needs a read.
+	writeFile(t, dir, "g.txt", "x x\n")
+	preview(t, r, EditFile, EditFileArgs{Path: "g.txt", OldString: "x x", NewString: "y"})
+	wantError(t, call(t, r, EditFile, EditFileArgs{Path: "g.txt", OldString: "x x", NewString: "y"}), "has not been read")
 }
 
 func TestWritePreview(t *testing.T) {
@@ -91,6 +95,7 @@ func TestWritePreview(t *testing.T) {
 	if err := os.Symlink("notes.txt", filepath.Join(dir, "alias")); err != nil {
 		t.Fatal(err)
 	}
+	wantOK(t, call(t, r, ReadFile, ReadFileArgs{Path: "notes.txt"}))
 	for _, tt := range []struct {
 		args WriteFileArgs
 		want FileChange
@@ -100,7 +105,7 @@ func TestWritePreview(t *testing.T) {
 		{WriteFileArgs{Path: "sub/new.txt", Content: "hi\n"}, FileChange{Action: "write", Path: "sub/new.txt", New: "hi\n", Created: true}},
 	} {
 		p := preview(t, r, WriteFile, tt.args)
-		if p.Problem != "" || p.Change == nil || *p.Change != tt.want {
+		if p.Problem != "" || p.Refused != "" || p.Change == nil || *p.Change != tt.want {
 			t.Errorf("preview of %+v = %+v, change %+v; want %+v", tt.args, p, p.Change, tt.want)
 		}
 	}
@@ -155,5 +160,73 @@ func TestPreviewOfReadersAndOtherTools(t *testing.T) {
 	}
 	if got := preview(t, r, "nope", `{}`); !strings.Contains(got.Problem, `there is no tool "nope"`) {
 		t.Errorf("unknown tool: %+v", got)
+	}
+}
+
+// TestPreviewRefusesWhatRunRefuses: a call its tool will refuse is
+// Refused in its preview with exactly the result run gives it (the Worker
+// answers such a call without asking anyone), and a call that will run is
+// not. Every check run makes before it changes anything is covered: the
+// arguments, the path, a file never read or changed since it was read,
+// the size, old_string.
+func TestPreviewRefusesWhatRunRefuses(t *testing.T) {
+	r, dir := newTestRegistry(t)
+	writeFile(t, dir, "read.txt", "x x\ny\n")
+	writeFile(t, dir, "unread.txt", "old\n")
+	writeFile(t, dir, "changed.txt", "v1\n")
+	writeFile(t, dir, "bin", "a\x00b")
+	wantOK(t, call(t, r, ReadFile, ReadFileArgs{Path: "read.txt"}))
+	wantOK(t, call(t, r, ReadFile, ReadFileArgs{Path: "changed.txt"}))
+	writeFile(t, dir, "changed.txt", "v2, changed behind the model's back\n")
+	big := filepath.Join(dir, "big.txt")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxEditSize+1); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tt := range []struct {
+		name, tool string
+		args       any
+		refused    string // a part of the refusal; "" when the call runs
+	}{
+		{"write over a file never read", WriteFile, WriteFileArgs{Path: "unread.txt", Content: "new\n"}, "has not been read"},
+		{"write over a changed file", WriteFile, WriteFileArgs{Path: "changed.txt", Content: "new\n"}, "changed on disk"},
+		{"write outside", WriteFile, WriteFileArgs{Path: "../x.txt", Content: "x"}, "outside the workspace"},
+		{"write the root", WriteFile, WriteFileArgs{Path: ".", Content: "x"}, "workspace root"},
+		{"write, missing field", WriteFile, `{"path":"a.txt"}`, "missing required field"},
+		{"edit a file never read", EditFile, EditFileArgs{Path: "unread.txt", OldString: "old", NewString: "new"}, "has not been read"},
+		{"edit a changed file", EditFile, EditFileArgs{Path: "changed.txt", OldString: "v2", NewString: "v3"}, "changed on disk"},
+		{"edit, old_string missing", EditFile, EditFileArgs{Path: "read.txt", OldString: "zzz", NewString: "w"}, "was not found"},
+		{"edit, old_string twice", EditFile, EditFileArgs{Path: "read.txt", OldString: "x", NewString: "w"}, "occurs 2 times"},
+		{"edit, nothing to change", EditFile, EditFileArgs{Path: "read.txt", OldString: "y", NewString: "y"}, "identical"},
+		{"edit a missing file", EditFile, EditFileArgs{Path: "gone.txt", OldString: "a", NewString: "b"}, "does not exist"},
+		{"edit a binary file", EditFile, EditFileArgs{Path: "bin", OldString: "a", NewString: "b"}, "binary"},
+		{"edit a file too large", EditFile, EditFileArgs{Path: "big.txt", OldString: "a", NewString: "b"}, "too large for edit_file"},
+		{"empty command", Bash, BashArgs{Command: " "}, "command is empty"},
+		{"negative timeout", Bash, BashArgs{Command: "true", TimeoutMS: -1}, "timeout_ms must be positive"},
+		{"unknown tool", "nope", `{}`, "Unknown tool"},
+		{"write a new file", WriteFile, WriteFileArgs{Path: "sub/new.txt", Content: "x"}, ""},
+		{"write over a file read", WriteFile, WriteFileArgs{Path: "read.txt", Content: "new\n"}, ""},
+		{"edit a file read", EditFile, EditFileArgs{Path: "read.txt", OldString: "y", NewString: "z"}, ""},
+		{"a command", Bash, BashArgs{Command: "true"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := preview(t, r, tt.tool, tt.args)
+			if tt.refused == "" {
+				if p.Refused != "" {
+					t.Fatalf("a call that runs is refused: %q", p.Refused)
+				}
+				return
+			}
+			if !strings.Contains(p.Refused, tt.refused) || p.Problem == "" {
+				t.Fatalf("preview = %+v; want it refused with %q and a problem", p, tt.refused)
+			}
+			res := call(t, r, tt.tool, tt.args)
+			if res.Status != chat.StatusError || res.Content != p.Refused {
+				t.Errorf("run answered %s %q; the preview said it would answer %q", res.Status, res.Content, p.Refused)
+			}
+		})
 	}
 }

@@ -254,11 +254,7 @@ func (r *Registry) Specs() []chat.ToolSpec {
 func (r *Registry) Run(ctx context.Context, call chat.ToolCall) (chat.ToolResult, error) {
 	t, ok := r.lookup(call.Name)
 	if !ok {
-		return chat.ToolResult{
-			CallID:  call.ID,
-			Status:  chat.StatusError,
-			Content: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(r.Names(), ", ")),
-		}, nil
+		return chat.ToolResult{CallID: call.ID, Status: chat.StatusError, Content: r.unknown(call.Name)}, nil
 	}
 	if cp := r.files.checkpoints; cp != nil && t.Kind() == KindExec {
 		cp.ran(r.Summary(call))
@@ -395,7 +391,12 @@ func (r *Registry) Summary(call chat.ToolCall) string {
 func (r *Registry) Preview(call chat.ToolCall) Preview {
 	t, ok := r.lookup(call.Name)
 	if !ok {
-		return Preview{Summary: call.Arguments, Problem: fmt.Sprintf("there is no tool %q: the call will fail", call.Name)}
+		return Preview{Summary: call.Arguments, Problem: fmt.Sprintf("there is no tool %q: the call will fail", call.Name), Refused: r.unknown(call.Name)}
 	}
 	return t.Preview(call.Arguments)
+}
+
+// unknown is the result of a call of a tool the registry does not have.
+func (r *Registry) unknown(name string) string {
+	return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", name, strings.Join(r.Names(), ", "))
 }

@@ -99,17 +99,19 @@ func (t writeFileTool) run(ctx context.Context, a WriteFileArgs) (Result, error)
 	return OK(msg), nil
 }
 
-// preview is the file a call would write, before and after.
+// preview is the file a call would write, before and after, worked out
+// by the same checks as run: a call run would refuse (a path it cannot
+// write, a file the model never read or that changed since) is Refused.
 func (t writeFileTool) preview(a WriteFileArgs) Preview {
 	c := &FileChange{Action: "write", Path: a.Path, New: a.Content}
 	p := Preview{Summary: a.Summary(), Change: c}
 	rel, err := t.ws.resolveFile(a.Path)
 	if err != nil {
-		p.Problem = willFail("write", t.ws.failPath(a.Path, err).Content)
+		p.refuse("write", t.ws.failPath(a.Path, err))
 		return p
 	}
 	if rel == "." {
-		p.Problem = willFail("write", fmt.Sprintf("%s is the workspace root, not a file.", quotePath(a.Path)))
+		p.refuse("write", Fail("%s is the workspace root, not a file.", quotePath(a.Path)))
 		return p
 	}
 	c.Path = display(rel)
@@ -119,19 +121,27 @@ func (t writeFileTool) preview(a WriteFileArgs) Preview {
 		c.Created = true
 		return p
 	case err != nil:
-		p.Problem = "cannot read the current file: " + t.ws.failPath(a.Path, err).Content
+		p.refuse("write", t.ws.failPath(a.Path, err))
 		return p
 	}
 	defer f.Close()
+	var old bytes.Buffer
+	var keep io.Writer = &old
 	if fi.Size() > maxPreviewSize {
-		p.Problem = fmt.Sprintf("the current file is too large to compare (%s)", humanSize(fi.Size()))
-		return p
+		keep = io.Discard // only its stamp: too large to compare
 	}
-	old, err := io.ReadAll(f)
+	cur, err := stampFile(io.TeeReader(f, keep), fi)
 	if err != nil {
 		p.Problem = fmt.Sprintf("cannot read the current file: %v", err)
 		return p
 	}
-	c.Old = string(old)
+	c.Old = old.String()
+	if why := t.files.check(rel, cur, "overwrite"); why != "" {
+		p.refuse("write", Fail("%s", why))
+		return p
+	}
+	if fi.Size() > maxPreviewSize {
+		p.Problem = fmt.Sprintf("the current file is too large to compare (%s)", humanSize(fi.Size()))
+	}
 	return p
 }

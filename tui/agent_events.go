@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -37,6 +36,7 @@ func (m *Model) startTurnAs(shown, text string) tea.Cmd {
 // approvals, its output into the conversation for the next prompt.
 func (m *Model) startCommand(text string) tea.Cmd {
 	m.showPrompt(text)
+	m.userCommand = true
 	return runCommand(m.beginRun(), m.agent, m.bridge, m.runs, strings.TrimSpace(strings.TrimPrefix(text, "!")))
 }
 
@@ -46,8 +46,14 @@ func (m *Model) showPrompt(text string) {
 	if m.opts.Checkpoints != nil {
 		m.opts.Checkpoints.Begin(text)
 	}
-	m.transcript.add(&userEntry{text: text})
+	shown := text
+	if s, ok := m.pasted[text]; ok {
+		shown = s
+		delete(m.pasted, text)
+	}
+	m.transcript.add(&userEntry{text: shown})
 	m.transcript.toBottom()
+	m.userCommand = false
 	m.turnStart = m.now()
 	m.retry = ""
 	m.checks = nil
@@ -95,6 +101,9 @@ func (m *Model) eventsArrived(msg eventsMsg) tea.Cmd {
 }
 
 func (m *Model) applyEvent(ev agent.Event) {
+	if _, ok := ev.(agent.ModelRetry); !ok {
+		m.modelRetry = "" // the request went on
+	}
 	switch e := ev.(type) {
 	case agent.ReasoningDelta:
 		if e.Text == "" {
@@ -118,14 +127,16 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.AssistantMessage:
 		m.assistantMessage(e.Message)
 	case agent.ModelRetry:
-		m.note(noteRetry, fmt.Sprintf("model request failed (%s); retrying in %s", firstLine(e.Err), e.Wait.Round(time.Millisecond)))
+		// One line that changes with each retry, in the status line; the
+		// error that ends the run, if any, goes into the transcript.
+		m.modelRetry = agent.RetryLine(e)
 	case agent.ToolCallStarted:
 		t := m.tool(e.Call)
 		t.call, t.state = e.Call, toolRunning
 		t.touch()
 	case agent.ToolCallProgress:
 		t := m.tool(e.Call)
-		t.progress = progressText(e)
+		t.progress, t.output = progressText(e), e.Output
 		t.touch()
 	case agent.ToolCallFinished:
 		t := m.tool(e.Call)
@@ -247,6 +258,9 @@ func (m *Model) tool(c chat.ToolCall) *toolEntry {
 		return t
 	}
 	t := &toolEntry{call: c}
+	// The user's own command (!cmd) shows its output whole: the user
+	// asked to see it.
+	t.open = m.userCommand
 	m.tools[c.ID] = t
 	m.transcript.add(t)
 	return t
@@ -285,7 +299,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.doneWaiting = &msg
 		return nil
 	}
-	m.running, m.compacting = false, false
+	m.running, m.compacting, m.modelRetry = false, false, ""
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil
@@ -357,19 +371,26 @@ func (m *Model) paused(out agent.Outcome) tea.Cmd {
 // newApproval is the approval dialog for pending calls, asking the
 // policy what "approve always" adds and what "approve these" holds back.
 func (m *Model) newApproval(pending []agent.PendingCall) *approvalDialog {
-	var always func(chat.ToolCall) []string
+	var always func(agent.PendingCall) []string
 	var heldBack func(chat.ToolCall) string
 	if m.opts.Policy != nil {
 		heldBack = m.opts.Policy.HeldBack
-		always = func(c chat.ToolCall) []string {
+		always = func(p agent.PendingCall) []string {
+			if p.Hook != approval.HookName {
+				// Another hook asked: a rule of the policy does not
+				// stop it from asking again.
+				return nil
+			}
 			var out []string
-			for _, r := range m.opts.Policy.AlwaysRules(c) {
+			for _, r := range m.opts.Policy.Always(p.Call) {
 				out = append(out, r.String())
 			}
 			return out
 		}
 	}
-	return newApprovalDialog(&m.styles, pending, always, heldBack, m.renderCtx().summary)
+	d := newApprovalDialog(&m.styles, pending, always, heldBack, m.renderCtx().summary)
+	d.files, d.home = m.opts.RuleFiles, m.getenv("HOME")
+	return d
 }
 
 // abortAll answers every pending call with AbortRun.

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -27,9 +28,14 @@ type approvalDialog struct {
 	idx       int
 	decisions []agent.Decision
 
-	// always lists the session rules "approve always" adds for a call;
-	// nil when the policy cannot say.
-	always func(chat.ToolCall) []string
+	// always lists the rules "approve always" adds for a call: none when
+	// no rule covers the whole call; nil when the policy cannot say.
+	always func(agent.PendingCall) []string
+	// files, when set, saves an "always" rule to a config file: a asks
+	// where the rule goes (choosing). home shows paths under it with ~.
+	files    RuleFiles
+	home     string
+	choosing bool
 	// heldBack says why "approve these" must hold a call back: it
 	// writes a protected path (approval.Policy.HeldBack; "" when it may
 	// approve it; nil: no policy to ask). Such a call is asked about on
@@ -60,7 +66,7 @@ type approvalDialog struct {
 	footerHeight int
 }
 
-func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(chat.ToolCall) []string, heldBack, summary func(chat.ToolCall) string) *approvalDialog {
+func newApprovalDialog(st *themes.Styles, pending []agent.PendingCall, always func(agent.PendingCall) []string, heldBack, summary func(chat.ToolCall) string) *approvalDialog {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why not? (the model reads this)"
@@ -167,8 +173,11 @@ func (d *approvalDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 			d.scrollBy(3)
 		}
 	case tea.KeyPressMsg:
-		if d.reasoning {
+		switch {
+		case d.reasoning:
 			return d.reasonKey(msg)
+		case d.choosing:
+			return d.chooseKey(msg)
 		}
 		return d.key(msg)
 	}
@@ -185,6 +194,10 @@ func (d *approvalDialog) key(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
 	case key.Matches(msg, k.always):
 		if !d.canAlways() {
 			return dialogAction{}, nil // no rule fits: a is not offered
+		}
+		if d.files != nil {
+			d.choosing = true // where does the rule go?
+			return dialogAction{}, nil
 		}
 		return d.decide(agent.ApproveAlways, ""), nil
 	case key.Matches(msg, k.deny):
@@ -231,6 +244,38 @@ func (d *approvalDialog) reasonKey(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) 
 	var cmd tea.Cmd
 	d.reason, cmd = d.reason.Update(msg)
 	return dialogAction{}, cmd
+}
+
+// chooseKey answers where an "always" rule goes: this session, the
+// user's config file or the project's. The call is approved "always"
+// whichever: a saved rule is a session rule too, from now on.
+func (d *approvalDialog) chooseKey(msg tea.KeyPressMsg) (dialogAction, tea.Cmd) {
+	k := dialogKeys()
+	save := func(project bool) dialogAction {
+		rules := d.always(d.current())
+		d.choosing = false
+		act := d.decide(agent.ApproveAlways, "")
+		act.save = &ruleSave{project: project, rules: rules}
+		return act
+	}
+	switch {
+	case key.Matches(msg, k.forSession):
+		d.choosing = false
+		return d.decide(agent.ApproveAlways, ""), nil
+	case key.Matches(msg, k.saveUser):
+		if _, ok := ruleTarget(d.files, false, d.home); ok {
+			return save(false), nil
+		}
+	case key.Matches(msg, k.saveProject):
+		if _, ok := ruleTarget(d.files, true, d.home); ok {
+			return save(true), nil
+		}
+	case key.Matches(msg, k.back):
+		d.choosing = false
+	case key.Matches(msg, k.abort):
+		return dialogAction{interrupt: true}, nil
+	}
+	return dialogAction{}, nil
 }
 
 // decide records the answer for the current call and moves on; after the
@@ -307,12 +352,15 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 			st.ModalHint.Render(send.Key + " " + send.Desc + " · " + back.Key + " " + back.Desc),
 		}
 	}
+	if d.choosing {
+		return d.chooser(st, inner)
+	}
 	parts := []string{hintAs(st, k.approve, "approve")}
 	switch {
 	case d.always == nil:
 		parts = append(parts, hintAs(st, k.always, "always"))
 	case d.canAlways():
-		parts = append(parts, hintAs(st, k.always, "always allow "+strings.Join(d.always(d.current().Call), ", ")))
+		parts = append(parts, hintAs(st, k.always, "always allow "+strings.Join(d.always(d.current()), ", ")))
 	default:
 		// The call deletes, writes, runs code or reaches outside the
 		// workspace: no session rule is as narrow as it, so it is
@@ -330,11 +378,34 @@ func (d *approvalDialog) footer(st *themes.Styles, inner int) []string {
 	return flowParts(parts, "   ", inner)
 }
 
+// chooser is the footer that asks where an "always" rule goes, naming
+// the rule and each file.
+func (d *approvalDialog) chooser(st *themes.Styles, inner int) []string {
+	k := dialogKeys()
+	rules := strings.Join(d.always(d.current()), ", ")
+	head := prefixed(st.ModalKey.Render, "approve, and always allow "+plainText(rules, st.ControlChar)+":", inner, "", "")
+	parts := []string{hint(st, k.forSession)}
+	for _, t := range []struct {
+		b       key.Binding
+		project bool
+		what    string
+	}{{k.saveUser, false, "your config"}, {k.saveProject, true, "the project's config"}} {
+		where, ok := ruleTarget(d.files, t.project, d.home)
+		if ok {
+			parts = append(parts, hintAs(st, t.b, "and save it in "+where))
+		} else {
+			parts = append(parts, st.ModalHint.Render("("+t.what+": "+where+")"))
+		}
+	}
+	parts = append(parts, hint(st, k.back))
+	return append(head, flowParts(parts, "   ", inner)...)
+}
+
 // canAlways reports whether "approve always" is offered for the current
-// call: the policy has a session rule for it (or there is no policy to
+// call: the policy has rules that cover it (or there is no policy to
 // ask).
 func (d *approvalDialog) canAlways() bool {
-	return d.always == nil || len(d.always(d.current().Call)) > 0
+	return d.always == nil || len(d.always(d.current())) > 0
 }
 
 // renderBody draws what the call would do, as its tool previewed it: the
@@ -344,7 +415,10 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 	p := d.current()
 	out := d.waitingList(st, inner)
 	reason := p.Reason
-	if p.Hook != "" {
+	if p.Hook == approval.HookName && p.Preview != nil && p.Preview.Command != nil {
+		reason = withoutCommand(reason, p.Call.Name, p.Preview.Command.Line)
+	}
+	if p.Hook != "" && reason != "" {
 		reason = joinNonEmpty(": ", p.Hook, reason)
 	}
 	if reason != "" {
@@ -364,6 +438,44 @@ func (d *approvalDialog) renderBody(st *themes.Styles, inner int) []string {
 		out = append(out, summaryBody(st, pv, inner)...)
 	}
 	return out
+}
+
+// withoutCommand is the approval policy's reason for asking about a
+// command without its opening words ("bash wants to run: CMD", the
+// command on one line and cut), which would repeat the command the
+// dialog shows whole: what is left says why it asks ("rm is not covered
+// by an allow rule"), "" when nothing is. A reason of another shape is
+// left as it is.
+func withoutCommand(reason, tool, command string) string {
+	rest, ok := strings.CutPrefix(reason, tool+" wants to run: ")
+	if !ok {
+		return reason
+	}
+	one := chat.OneLine(command, 0)
+	n := commonPrefix(rest, one)
+	if n == len(one) {
+		rest = rest[n:]
+	} else {
+		// Cut to a length the policy chose: a start of the command and
+		// chat.Quote's note of how much more there was.
+		cut := -1
+		for i := n; i >= 0 && cut < 0; i-- {
+			if strings.HasPrefix(rest[i:], fmt.Sprintf("… (%d more bytes)", len(one)-i)) {
+				cut = i
+			}
+		}
+		if cut < 0 {
+			return reason
+		}
+		rest = rest[cut+len(fmt.Sprintf("… (%d more bytes)", len(one)-cut)):]
+	}
+	if rest == "" {
+		return ""
+	}
+	if after, ok := strings.CutPrefix(rest, " — "); ok {
+		return after
+	}
+	return reason
 }
 
 // waitingList lists the calls waiting when there are several: one line
@@ -407,13 +519,7 @@ func problemLines(st *themes.Styles, pv *tools.Preview, inner int) []string {
 func commandBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 	c := pv.Command
 	out := problemLines(st, pv, inner)
-	for i, l := range visibleLines(c.Line, st.ToolArgs, st.ControlChar) {
-		prefix := "  "
-		if i == 0 {
-			prefix = "$ "
-		}
-		out = append(out, wrapHard(st.Accent.Render(prefix), "  ", l, inner)...)
-	}
+	out = append(out, wrapWords(st.Accent.Render("$ "), "  ", c.Line, st.ToolArgs, st.ControlChar, inner)...)
 	switch {
 	case c.OutsideSandbox:
 		out = append(out, "", st.Warn.Render("outside the sandbox: ")+st.Muted.Render("it runs with all your rights (writes anywhere, reads your secrets, reaches the network)"))
@@ -455,13 +561,10 @@ func changeBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 func summaryBody(st *themes.Styles, pv *tools.Preview, inner int) []string {
 	out := problemLines(st, pv, inner)
 	if len(pv.Args) == 0 {
-		for _, l := range visibleLines(pv.Summary, st.ToolArgs, st.ControlChar) {
-			out = append(out, wrapHard("", "  ", l, inner)...)
-		}
-		return out
+		return append(out, wrapWords("", "  ", pv.Summary, st.ToolArgs, st.ControlChar, inner)...)
 	}
 	for _, a := range pv.Args {
-		out = append(out, wrapHard(st.Muted.Render(a.Name+": "), "  ", visible(a.Value, st.ControlChar), inner)...)
+		out = append(out, wrapWords(st.Muted.Render(a.Name+": "), "  ", a.Value, lipgloss.NewStyle(), st.ControlChar, inner)...)
 	}
 	return out
 }
@@ -474,11 +577,7 @@ func argsBody(st *themes.Styles, call chat.ToolCall, inner int) []string {
 	if json.Indent(&buf, []byte(call.Arguments), "", "  ") == nil {
 		text = buf.String()
 	}
-	var out []string
-	for _, l := range visibleLines(text, st.ToolArgs, st.ControlChar) {
-		out = append(out, wrapHard("", "  ", l, inner)...)
-	}
-	return out
+	return wrapWords("", "  ", text, st.ToolArgs, st.ControlChar, inner)
 }
 
 // diffLines is a coloured unified diff of old and new, with every control
@@ -512,10 +611,86 @@ func styledDiff(st *themes.Styles, d string, inner int) []string {
 		case strings.HasPrefix(l, "-"):
 			style = st.DiffRemove
 		}
-		vl := visibleCode(l, 1, style, st.ControlChar, st.Subtle)
+		vl := visibleCode(l, 1, style, st.ControlChar)
 		out = append(out, wrapHard("", " ", vl, inner)...)
 	}
 	return out
+}
+
+// wrapWords draws raw text (a command, an argument) at width cells
+// behind a first-row prefix and a hanging indent, every hidden character
+// shown as an escape (visibleStyled, base for the text, esc for the
+// escapes): a row breaks after the blanks before a word, inside a word
+// only when the word is wider than a row, and no character is lost (the
+// blanks at a break end their row).
+func wrapWords(first, rest, raw string, base, esc lipgloss.Style, width int) []string {
+	inner := max(width-max(ansi.StringWidth(first), ansi.StringWidth(rest)), 1)
+	var out []string
+	for _, line := range strings.Split(raw, "\n") {
+		for _, piece := range breakWords(line, inner) {
+			prefix := rest
+			if len(out) == 0 {
+				prefix = first
+			}
+			out = append(out, prefix+visibleStyled(piece, base, esc))
+		}
+	}
+	return out
+}
+
+// breakWords cuts s into rows of at most width cells as visible shows
+// them (an escape is as wide as its text), each ending after the blanks
+// before a word that does not fit; a word wider than a row is cut where
+// the row ends, and a row holds at least one character.
+func breakWords(s string, width int) []string {
+	var out []string
+	for {
+		// fit: the bytes that fit; brk: where the last word that fits
+		// starts, after another (a row of blanks alone would look like
+		// an empty line of the command).
+		fit, cells, brk := 0, 0, 0
+		word := false
+		for fit < len(s) {
+			r, size := decodeRune(s[fit:])
+			w := shownWidth(r)
+			if cells+w > width {
+				break
+			}
+			if word && s[fit] != ' ' && s[fit-1] == ' ' {
+				brk = fit
+			}
+			word = word || r != ' '
+			cells += w
+			fit += size
+		}
+		switch {
+		case fit == len(s):
+			return append(out, s)
+		case word && s[fit] != ' ' && s[fit-1] == ' ':
+			brk = fit // the word that does not fit starts the next row
+		case brk == 0:
+			brk = fit // a word wider than a row, or blanks: cut where the row ends
+		}
+		if brk == 0 {
+			_, brk = decodeRune(s) // narrower than one character
+		}
+		out = append(out, s[:brk])
+		if s = s[brk:]; s == "" {
+			return out
+		}
+	}
+}
+
+// shownWidth is how many cells visible shows r in (-1: a byte that is
+// not UTF-8, shown as \xNN).
+func shownWidth(r rune) int {
+	switch {
+	case r < 0:
+		return 4
+	case hidden(r):
+		return len(escapeRune(r))
+	}
+	return ansi.StringWidth(string(r))
 }
 
 // wrapHard breaks a styled line at exactly width cells, keeping every

@@ -12,10 +12,11 @@ import (
 // Bridge carries the Worker's events to the UI. The Worker calls Send (its
 // Config.OnEvent) on its own goroutines; Send never blocks on the UI: it
 // appends to a queue, merging a text (or reasoning) delta into a delta of
-// the same kind just before it, and
-// wakes the one Cmd that waits for events. Every other event is kept, in
-// order. The UI receives the whole queue as one eventsMsg and issues the
-// wait again (bubbletea's examples/realtime pattern).
+// the same kind just before it and a call's progress into its progress
+// still queued (each says all there is to say: the latest replaces it),
+// and wakes the one Cmd that waits for events. Every other event is kept,
+// in order. The UI receives the whole queue as one eventsMsg and issues
+// the wait again (bubbletea's examples/realtime pattern).
 //
 // Events are counted as they are sent. A run's result carries the count
 // at the moment Run returned, so the UI can hold the result back until
@@ -28,9 +29,11 @@ type Bridge struct {
 	text  *strings.Builder // the text delta at the end of queue, still growing
 	// reasoning says the growing delta is reasoning, not answer text.
 	reasoning bool
-	wake      chan struct{} // holds a token while the queue is not empty
-	done      chan struct{}
-	once      sync.Once
+	// progress is where each call's progress is in the queue.
+	progress map[string]int
+	wake     chan struct{} // holds a token while the queue is not empty
+	done     chan struct{}
+	once     sync.Once
 }
 
 // NewBridge returns an empty Bridge.
@@ -52,9 +55,23 @@ func (b *Bridge) Send(e agent.Event) {
 			b.queue = append(b.queue, nil) // filled in by take
 		}
 		b.text.WriteString(text)
+	} else if p, ok := e.(agent.ToolCallProgress); ok && b.queuedProgress(p) {
+		// Replaced in place: nothing of its call comes between a call's
+		// progress reports (they come between its start and its result).
 	} else {
 		b.seal()
 		b.queue = append(b.queue, e)
+		switch e := e.(type) {
+		case agent.ToolCallProgress:
+			if b.progress == nil {
+				b.progress = map[string]int{}
+			}
+			b.progress[e.Call.ID] = len(b.queue) - 1
+		case agent.ToolCallStarted:
+			delete(b.progress, e.Call.ID) // a call ID used again
+		case agent.ToolCallFinished:
+			delete(b.progress, e.Call.ID)
+		}
 	}
 	b.mu.Unlock()
 	select {
@@ -73,6 +90,16 @@ func deltaText(e agent.Event) (text string, reasoning, ok bool) {
 		return d.Text, true, true
 	}
 	return "", false, false
+}
+
+// queuedProgress replaces the progress of p's call still queued with p
+// and reports whether there was one; b.mu is held.
+func (b *Bridge) queuedProgress(p agent.ToolCallProgress) bool {
+	i, ok := b.progress[p.Call.ID]
+	if ok {
+		b.queue[i] = p
+	}
+	return ok
 }
 
 // seal turns the growing delta into a queued event; b.mu is held.
@@ -96,6 +123,7 @@ func (b *Bridge) take() (evs []agent.Event, upTo uint64) {
 	b.seal()
 	q := b.queue
 	b.queue = nil
+	clear(b.progress)
 	return q, b.sent
 }
 

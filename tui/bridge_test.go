@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 func TestBridgeMergesDeltasAndKeepsOrder(t *testing.T) {
@@ -135,5 +136,41 @@ func TestVisible(t *testing.T) {
 	}
 	if !strings.Contains(plainText("a\x07b", plain), `\x07`) {
 		t.Errorf("plainText keeps a bell")
+	}
+}
+
+// A call's progress replaces its progress still queued, where that was;
+// another call's, and the same ID's after its result, are kept.
+func TestBridgeMergesACallsProgress(t *testing.T) {
+	a, c := chat.ToolCall{ID: "a"}, chat.ToolCall{ID: "c"}
+	b := NewBridge()
+	b.Send(agent.ToolCallStarted{Call: a})
+	b.Send(agent.ToolCallProgress{Call: a, Output: "1\n"})
+	b.Send(agent.ToolCallProgress{Call: c, Output: "c\n"})
+	b.Send(agent.TextDelta{Text: "x"})
+	b.Send(agent.ToolCallProgress{Call: a, Output: "1\n2\n"})
+	b.Send(agent.ToolCallFinished{Call: a})
+	b.Send(agent.ToolCallStarted{Call: a}) // the ID again, in a later reply
+	b.Send(agent.ToolCallProgress{Call: a, Output: "again\n"})
+	msg := waitForEvents(b)().(eventsMsg)
+	want := []agent.Event{
+		agent.ToolCallStarted{Call: a},
+		agent.ToolCallProgress{Call: a, Output: "1\n2\n"},
+		agent.ToolCallProgress{Call: c, Output: "c\n"},
+		agent.TextDelta{Text: "x"},
+		agent.ToolCallFinished{Call: a},
+		agent.ToolCallStarted{Call: a},
+		agent.ToolCallProgress{Call: a, Output: "again\n"},
+	}
+	if fmt.Sprint(msg.events) != fmt.Sprint(want) {
+		t.Fatalf("events = %v\nwant %v", msg.events, want)
+	}
+	if msg.upTo != 8 {
+		t.Errorf("upTo = %d, want 8", msg.upTo)
+	}
+	// Taken: the next progress is queued anew.
+	b.Send(agent.ToolCallProgress{Call: c, Output: "c2\n"})
+	if msg := waitForEvents(b)().(eventsMsg); len(msg.events) != 1 || msg.events[0].(agent.ToolCallProgress).Output != "c2\n" {
+		t.Errorf("after the take: %v", msg.events)
 	}
 }

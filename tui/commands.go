@@ -35,11 +35,18 @@ func slashCommands() []slashCommand {
 		}},
 		{name: "new", aliases: []string{"clear"}, help: "start a new conversation (a new session)", run: func(m *Model, _ string) tea.Cmd { return m.clearSession() }},
 		{name: "resume", help: "go on with an earlier session of this workspace", run: func(m *Model, _ string) tea.Cmd { return m.pickSession() }},
-		{name: "mode", args: "<mode>", help: "approval mode: default, accept-edits, yolo, plan", run: func(m *Model, arg string) tea.Cmd {
+		{name: "mode", args: "[mode]", help: "approval mode: default, accept-edits, yolo, plan; without one, pick from the list (shift+tab cycles them)", run: func(m *Model, arg string) tea.Cmd {
+			if arg == "" && m.opts.Policy != nil {
+				m.pickMode()
+				return nil
+			}
 			m.setMode(arg)
 			return nil
 		}},
-		{name: "model", args: "<name>", help: "switch the model", run: func(m *Model, arg string) tea.Cmd {
+		{name: "model", args: "[name]", help: "switch the model; without a name, pick from the server's list", run: func(m *Model, arg string) tea.Cmd {
+			if arg == "" {
+				return m.pickModel()
+			}
 			m.setModel(arg)
 			return nil
 		}},
@@ -53,7 +60,7 @@ func slashCommands() []slashCommand {
 		{name: "compact", args: "[focus]", help: "summarize the older part of the conversation to free context; the focus says what to keep", run: func(m *Model, arg string) tea.Cmd {
 			return m.compact(arg)
 		}},
-		{name: "permissions", help: "list the approval rules; revoke one for this session", run: func(m *Model, _ string) tea.Cmd {
+		{name: "permissions", help: "list the approval rules; revoke one for this session, or save one in a config file", run: func(m *Model, _ string) tea.Cmd {
 			m.showPermissions()
 			return nil
 		}},
@@ -167,6 +174,7 @@ func (m *Model) clearSession() tea.Cmd {
 		m.note(noteWarn, "a turn is running: interrupt it (esc) before /new")
 		return nil
 	}
+	m.keepPast()
 	m.transcript.clear()
 	m.focus = -1
 	clear(m.tools)
@@ -204,6 +212,24 @@ func (m *Model) setMode(arg string) {
 	m.note(noteInfo, "approval mode: "+string(mode)+" — "+modeHelp[mode])
 }
 
+// modeCycle is the order shift+tab goes through the approval modes; yolo
+// is not in it (a key pressed by mistake never turns every question off),
+// and from yolo it goes back to default.
+var modeCycle = []approval.Mode{approval.Default, approval.AcceptEdits, approval.Plan}
+
+// cycleMode switches to the next mode of modeCycle and says so in the
+// status line; it reports whether there is a policy to change.
+func (m *Model) cycleMode() bool {
+	if m.opts.Policy == nil {
+		return false
+	}
+	next := modeCycle[(slices.Index(modeCycle, m.mode)+1)%len(modeCycle)]
+	m.opts.Policy.SetMode(next)
+	m.mode = next
+	m.notice = "mode " + string(next) + ": " + modeHelp[next] + " (shift+tab: next)"
+	return true
+}
+
 var modeHelp = map[approval.Mode]string{
 	approval.Default:     "reads run; edits and shell commands ask",
 	approval.AcceptEdits: "reads and edits run; shell commands ask",
@@ -217,7 +243,7 @@ func (m *Model) showPermissions() {
 		m.note(noteError, "approval rules are not available here")
 		return
 	}
-	m.pushDialog(newPermissionsDialog(m.opts.Policy, m.getenv("HOME")))
+	m.pushDialog(newPermissionsDialog(m.opts.Policy, m.opts.RuleFiles, m.getenv("HOME")))
 }
 
 func (m *Model) setModel(arg string) {

@@ -21,6 +21,9 @@ type dialogKeyMap struct {
 	approve, approveAll, always, deny, denyWhy, abort key.Binding
 	// Its editor of a denial's reason.
 	sendReason, back key.Binding
+	// Where an "always" rule goes: this session, the user's config file,
+	// the project's (also /permissions' keys that save a rule).
+	forSession, saveUser, saveProject key.Binding
 
 	// The question of a run an on_turn_end hook paused.
 	goOn, stop key.Binding
@@ -56,12 +59,16 @@ var dialogKeys = sync.OnceValue(func() *dialogKeyMap {
 
 		approve:    b("y", "approve the call", "y"),
 		approveAll: b("Y", "approve every call waiting, but those writing a protected path (asked on their own)", "Y"),
-		always:     b("a", "approve, and allow calls like it for this session", "a", "A"),
+		always:     b("a", "approve, and allow calls like it: this session, or in a config file", "a", "A"),
 		deny:       b("n, esc", "deny", "n", "N", "esc"),
 		denyWhy:    b("d", "deny and tell the model why", "d", "D"),
 		abort:      b("ctrl+c", "stop the run", "ctrl+c"),
 		sendReason: b("enter", "deny with this reason", "enter"),
 		back:       b("esc", "back", "esc"),
+
+		forSession:  b("a, enter", "for this session (and when it is continued)", "a", "A", "enter"),
+		saveUser:    b("u", "save it in your config file", "u", "U"),
+		saveProject: b("p", "save it in the project's config file", "p", "P"),
 
 		goOn:       b("y", "go on", "y", "enter"),
 		stop:       b("n", "stop the run", "n", "esc", "ctrl+c"),

@@ -47,6 +47,11 @@ type dialogAction struct {
 	// undoForce, when set, undoes that many turns, overwriting files that
 	// changed since (the user confirmed).
 	undoForce int
+	// save, when set, saves rules to a config file (RuleFiles).
+	save *ruleSave
+	// model and mode, when set, switch the model or the approval mode
+	// (a picker's choice).
+	model, mode string
 	// forward, when set, is a key that closed an overlay and goes on to
 	// the editor (typing /cost right after /status).
 	forward *tea.KeyPressMsg
@@ -83,7 +88,11 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd { return m.dialogMsg(msg)
 func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
 	top := m.dialogs[len(m.dialogs)-1]
 	act, cmd := top.update(msg)
-	return tea.Batch(cmd, m.dialogAction(top, act))
+	var save tea.Cmd
+	if act.save != nil && m.opts.RuleFiles != nil {
+		save = saveRules(m.opts.RuleFiles, *act.save)
+	}
+	return tea.Batch(cmd, m.dialogAction(top, act), save)
 }
 
 func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
@@ -104,6 +113,12 @@ func (m *Model) dialogAction(d dialog, act dialogAction) tea.Cmd {
 	}
 	if act.fill != nil {
 		m.input.setValue(*act.fill)
+	}
+	if act.model != "" {
+		m.setModel(act.model)
+	}
+	if act.mode != "" {
+		m.setMode(act.mode)
 	}
 	if act.forward != nil && len(m.dialogs) == 0 {
 		return m.handleKey(*act.forward)
@@ -224,6 +239,18 @@ type pager struct {
 	width  int
 }
 
+// typingHelp are the rows of /help's section on what the editor reads
+// in the text itself.
+func typingHelp() [][2]string {
+	return [][2]string{
+		{"!command", "run a shell command yourself, through the bash tool, its hooks and approvals; it and its output go to the model with your next message"},
+		{"@path", "attach a file of the workspace to the message (tab completes the path)"},
+		{"/command", "a slash command (below); tab completes it"},
+		{"\\ enter", "a \\ at the end of the message continues it on a new line"},
+		{"paste", "a large paste shows as [paste #1: N lines, N bytes], here and in the transcript, and is sent whole"},
+	}
+}
+
 // helpCommands are the rows of /help's command section.
 func helpCommands() [][2]string {
 	var rows [][2]string
@@ -289,6 +316,7 @@ func (d *helpDialog) layout(st *themes.Styles, width, height int) {
 		}
 	}
 	section("Keys", d.keys)
+	section("Typing", typingHelp())
 	section("Approval dialog", approvalHelp())
 	section("Commands", helpCommands())
 	d.setLines(lines, height)

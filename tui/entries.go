@@ -219,8 +219,10 @@ type toolEntry struct {
 	// decidedBy is "you" when the user decided the call in the dialog.
 	decidedBy string
 	// progress is how far the running call has come, as its tool says
-	// ("1/2 halfway"); "" when it says nothing.
+	// ("1/2 halfway"); "" when it says nothing. output is the end of what
+	// it has printed so far (agent.ToolCallProgress.Output).
 	progress string
+	output   string
 	// children is the progress of the subagent a task call started.
 	children *children
 }
@@ -284,8 +286,39 @@ func (e *toolEntry) render(rc *renderCtx) []string {
 	}
 	lines := []string{e.mark(rc, ansi.Truncate(line, rc.width, "…"))}
 	lines = append(lines, e.childLines(rc)...)
-	if e.state == toolDone {
+	switch e.state {
+	case toolRunning:
+		lines = append(lines, e.liveTail(rc)...)
+	case toolDone:
 		lines = append(lines, e.body(rc)...)
+	}
+	return lines
+}
+
+// liveOutput is how many of the last lines of a running call's output
+// show under its line.
+const liveOutput = 8
+
+// liveTail is the end of a running call's output, as it comes: its last
+// lines, one row each. A carriage return rewinds a line (a progress
+// bar), so a line shows what came after its last one.
+func (e *toolEntry) liveTail(rc *renderCtx) []string {
+	text := strings.TrimRight(e.output, "\n")
+	if text == "" {
+		return nil
+	}
+	st := rc.st
+	out := strings.Split(text, "\n")
+	out = out[max(len(out)-liveOutput, 0):]
+	lines := make([]string, len(out))
+	for i, l := range out {
+		l = strings.TrimRight(l, "\r")
+		l = l[strings.LastIndexByte(l, '\r')+1:]
+		prefix := "    "
+		if i == 0 {
+			prefix = "  ⎿ "
+		}
+		lines[i] = ansi.Truncate(st.Subtle.Render(prefix)+st.ToolOutput.Render(plainText(l, st.ControlChar)), rc.width, "…")
 	}
 	return lines
 }

@@ -122,33 +122,23 @@ func markBreaks(s string) string {
 	return strings.ReplaceAll(s, "\n", " ⏎ ")
 }
 
-// visibleLines splits s into lines and makes each visible, styling the
-// ordinary text with base.
-func visibleLines(s string, base, esc lipgloss.Style) []string {
-	lines := strings.Split(s, "\n")
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = visibleStyled(l, base, esc)
-	}
-	return out
-}
-
 // visibleStyled is visible with the ordinary text styled with base. The
 // runs between escapes are styled separately, so an escape's style does
 // not end the base style early.
 func visibleStyled(s string, base, esc lipgloss.Style) string {
-	return visibleRuns(s, base, esc, nil, 0)
+	return visibleRuns(s, base, esc, false, 0)
 }
 
-// visibleCode is visibleStyled for one line of code: a tab is shown as an
-// arrow padded to the next tab stop (every 4 columns, counted from column
-// skip), styled with tab, since code is full of tabs and \t everywhere
-// would be hard to read. Every other hidden character is escaped.
-func visibleCode(s string, skip int, base, esc, tab lipgloss.Style) string {
-	return visibleRuns(s, base, esc, &tab, skip)
+// visibleCode is visibleStyled for one line of code: a tab is shown as
+// the spaces to the next tab stop (every 4 columns, counted from column
+// skip), since code is full of tabs and \t everywhere would be hard to
+// read; what is copied from the screen is then the code as it looks,
+// with no marker in it. Every other hidden character is escaped.
+func visibleCode(s string, skip int, base, esc lipgloss.Style) string {
+	return visibleRuns(s, base, esc, true, skip)
 }
 
-func visibleRuns(s string, base, esc lipgloss.Style, tab *lipgloss.Style, skip int) string {
+func visibleRuns(s string, base, esc lipgloss.Style, code bool, skip int) string {
 	if !needsEscape(s) {
 		return base.Render(s)
 	}
@@ -164,10 +154,10 @@ func visibleRuns(s string, base, esc lipgloss.Style, tab *lipgloss.Style, skip i
 	for i := 0; i < len(s); {
 		r, size := decodeRune(s[i:])
 		switch {
-		case r == '\t' && tab != nil:
+		case r == '\t' && code:
 			run(start, i)
 			n := 4 - max(col-skip, 0)%4
-			b.WriteString(tab.Render("→" + strings.Repeat(" ", n-1)))
+			b.WriteString(base.Render(strings.Repeat(" ", n)))
 			col += n
 			start = i + size
 		case r < 0:

@@ -122,7 +122,7 @@ func newFlow(t *testing.T, script string, tweaks ...func(*agent.Config)) *flow {
 		Tools:           toolbox,
 		Hooks:           reg,
 		OnEvent:         bridge.Send,
-		OnApproveAlways: policy.Remember,
+		OnApproveAlways: func(c chat.ToolCall) { policy.Remember(c) },
 	}
 	for _, tweak := range tweaks {
 		tweak(&cfg)
@@ -451,6 +451,23 @@ func TestFlowUndo(t *testing.T) {
 	}
 	f.submit("/undo")
 	f.p.waitText(t, "nothing to undo")
+
+	// The model is told, with the next message, what the undos did to the
+	// files behind its back.
+	f.submit("where are we?")
+	f.p.waitText(t, "I see the notes are gone.")
+	reqs := f.srv.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	got := msgs[len(msgs)-1].Content
+	for _, want := range []string{
+		"[Note from tackle: the user ran /undo: the file changes of your last turn were reverted. Restored to how they were before: notes.md. Not undone, what these commands changed: echo log > run.log. Read a file again before you change it.]\n",
+		"[Note from tackle: the user ran /undo: the file changes of your last turn were reverted. Deleted (created in those turns): notes.md. Read a file again before you change it.]\n",
+		"\n\nwhere are we?",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the message after /undo lacks %q:\n%s", want, got)
+		}
+	}
 	f.quit()
 }
 

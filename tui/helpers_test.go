@@ -39,6 +39,8 @@ type fakeAgent struct {
 	// its answer.
 	compacts   []string
 	compactErr error
+	// notes are the notes for the model the UI gave (Note).
+	notes []string
 }
 
 type fakeOutcome struct {
@@ -110,6 +112,12 @@ func (f *fakeAgent) Compact(_ context.Context, focus string) (agent.Compacted, e
 	return agent.Compacted{}, f.compactErr
 }
 
+func (f *fakeAgent) Note(text string) {
+	f.mu.Lock()
+	f.notes = append(f.notes, text)
+	f.mu.Unlock()
+}
+
 func (f *fakeAgent) SetModel(m string) {
 	f.mu.Lock()
 	f.model = m
@@ -173,11 +181,17 @@ func testTools(t *testing.T) (*tools.Registry, string) {
 	return tools.NewRegistry(ws), ws.Dir()
 }
 
-// file writes a file into the workspace of the tools.
+// file writes a file into the workspace of the tools, and the model reads
+// it (an edit or a write of a file the model never read is refused before
+// anyone is asked).
 func (h *harness) file(name, content string) *harness {
 	h.t.Helper()
 	if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
 		h.t.Fatal(err)
+	}
+	args, _ := json.Marshal(tools.ReadFileArgs{Path: name})
+	if res, err := h.tools.Run(context.Background(), chat.ToolCall{ID: "read", Name: tools.ReadFile, Arguments: string(args)}); err != nil || res.Status != chat.StatusOK {
+		h.t.Fatalf("read %s: %v %v", name, res, err)
 	}
 	return h
 }
@@ -208,7 +222,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, resourcesRead, promptGot, printedMsg:
+	case runDoneMsg, compactDoneMsg, eventsMsg, historySaveFailedMsg, sessionsListedMsg, sessionOpenedMsg, mcpRestarted, resourcesRead, promptGot, printedMsg, rulesSavedMsg, modelsListedMsg:
 		h.send(msg)
 	default:
 		if reflect.TypeOf(msg).Name() == "requestCursorPosMsg" {

@@ -154,12 +154,29 @@ func (in input) expand(s string) string {
 	})
 }
 
+// continueLine turns a \ that ends the text, where the cursor is, into a
+// line break (as a shell does), and reports whether it did: enter then
+// continues the message instead of sending it.
+func (in *input) continueLine() bool {
+	v := in.ta.Value()
+	if !strings.HasSuffix(v, "\\") || in.ta.Line() != in.ta.LineCount()-1 {
+		return false
+	}
+	last := v[strings.LastIndexByte(v, '\n')+1:]
+	if in.ta.Column() != len([]rune(last)) {
+		return false // the cursor is not after the backslash
+	}
+	in.setValue(strings.TrimSuffix(v, "\\") + "\n")
+	return true
+}
+
 // submit takes the editor's text, with pastes expanded, records it in the
-// history and empties the editor. added reports that the text is new to
-// the history (not a repeat of the last entry).
-func (in *input) submit() (text string, added bool) {
+// history and empties the editor. shown is the text as typed, a large
+// paste as its placeholder (what the transcript shows). added reports
+// that the text is new to the history (not a repeat of the last entry).
+func (in *input) submit() (text, shown string, added bool) {
 	raw := in.ta.Value()
-	text = in.expand(raw)
+	text, shown = in.expand(raw), raw
 	if strings.TrimSpace(raw) != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
 		if len(in.history) > maxHistory {
@@ -170,7 +187,7 @@ func (in *input) submit() (text string, added bool) {
 	in.hpos = len(in.history)
 	in.draft = ""
 	in.reset()
-	return text, added
+	return text, shown, added
 }
 
 // loadHistory starts the history with earlier prompts, oldest first.

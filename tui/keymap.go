@@ -29,14 +29,17 @@ func defaultKeymap() []binding {
 		return binding{action: action, run: run, key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, ", "), help))}
 	}
 	return []binding{
-		bind("send", "send the message (queued while a turn runs); in the slash menu, run the chosen command", func(m *Model) (bool, tea.Cmd) {
-			if m.menuAccept() {
+		bind("send", "send the message (queued while a turn runs); after a \\ at the end, a new line; in the slash menu, run the chosen command", func(m *Model) (bool, tea.Cmd) {
+			if m.menuAccept() || m.input.continueLine() {
 				return true, nil
 			}
 			return true, m.submit()
 		}, "enter"),
 		bind("newline", "new line (so does shift+enter where the terminal reports it)", nil, "alt+enter", "ctrl+j"),
 		bind("complete", "complete the command or file chosen in the menu", func(m *Model) (bool, tea.Cmd) { return m.completeCommand(), nil }, "tab"),
+		bind("cycle-mode", "next approval mode: default → accept-edits → plan → default (yolo only with /mode)", func(m *Model) (bool, tea.Cmd) {
+			return m.cycleMode(), nil
+		}, "shift+tab"),
 		bind("history-prev", "previous prompt (on the first line); in the slash menu, the entry above", func(m *Model) (bool, tea.Cmd) {
 			return m.menuMove(-1) || (m.input.atFirstLine() && m.input.historyPrev()), nil
 		}, "up", "ctrl+p"),

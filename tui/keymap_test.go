@@ -116,10 +116,10 @@ func TestSlashMenu(t *testing.T) {
 	for _, c := range h.m.menuItems() {
 		names = append(names, c.label)
 	}
-	if !slices.Equal(names, []string{"/mode <mode>", "/model <name>"}) {
+	if !slices.Equal(names, []string{"/mode [mode]", "/model [name]"}) {
 		t.Fatalf("menu for /mo = %q", names)
 	}
-	if screen := h.screen(); !strings.Contains(screen, "/model <name>") || !strings.Contains(screen, "switch the model") {
+	if screen := h.screen(); !strings.Contains(screen, "/model [name]") || !strings.Contains(screen, "switch the model") {
 		t.Errorf("the menu does not show:\n%s", screen)
 	}
 	h.keys("down", "tab")

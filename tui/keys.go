@@ -59,11 +59,14 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	if name, arg, ok := parseCommand(raw); ok {
-		text, added := m.input.submit()
+		text, _, added := m.input.submit()
 		return tea.Batch(m.saveHistory(text, added), m.command(name, arg))
 	}
-	text, added := m.input.submit()
+	text, shown, added := m.input.submit()
 	save := m.saveHistory(text, added)
+	if shown != text {
+		m.pasted[text] = shown // the transcript shows the placeholders
+	}
 	if m.running || m.quitting {
 		m.queue = append(m.queue, text)
 		return save

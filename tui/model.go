@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/agent/slash"
@@ -45,6 +47,9 @@ type Agent interface {
 	// output into the conversation.
 	RunCommand(ctx context.Context, command string) (agent.Outcome, error)
 	SetModel(model string)
+	// Note tells the model something that happened outside the
+	// conversation, with the next user message (files /undo restored).
+	Note(text string)
 	// Compact compacts the conversation now (/compact).
 	Compact(ctx context.Context, focus string) (agent.Compacted, error)
 }
@@ -53,8 +58,9 @@ type Agent interface {
 type Policy interface {
 	Mode() approval.Mode
 	SetMode(approval.Mode)
-	// AlwaysRules are the session rules approving call "always" adds.
-	AlwaysRules(call chat.ToolCall) []approval.Rule
+	// Always are the rules approving call "always" adds: only rules that
+	// cover the whole call, none when no rule can.
+	Always(call chat.ToolCall) []approval.Rule
 	// Permissions lists the rules in force with their sources, for
 	// /permissions; Revoke drops one for the rest of the session.
 	Permissions() []approval.Permission
@@ -91,6 +97,9 @@ type Options struct {
 	// Policy, when set, backs /mode and /permissions and names the rules
 	// "approve always" adds.
 	Policy Policy
+	// RuleFiles, when set, lets the approval dialog and /permissions save
+	// a rule to the user's or the project's config file.
+	RuleFiles RuleFiles
 
 	// Tools, when set, summarises each call on its line of the
 	// transcript; without it a call shows its arguments as sent.
@@ -116,8 +125,10 @@ type Options struct {
 	// CheckKeys). An invalid keymap leaves the defaults.
 	Keys map[string][]string
 
-	// Model is the model name shown in the status line.
-	Model string
+	// Model is the model name shown in the status line. Models, when
+	// set, lists the endpoint's models for /model's picker.
+	Model  string
+	Models Models
 	// Workdir is the workspace root, shown in the status line.
 	Workdir string
 
@@ -148,6 +159,12 @@ type Options struct {
 	// ContextParts.
 	ContextParts []ContextPart
 	ContextLive  func() []ContextPart
+
+	// Prompt, when set, is the first message, sent as the UI starts (as
+	// if typed and sent): `tackle "explain main.go"`. When the UI starts
+	// with a dialog (a session to pick, a pause to answer) it waits in
+	// the editor instead.
+	Prompt string
 
 	// History are earlier prompts of this workspace, oldest first: up and
 	// ctrl+r reach them. SaveHistory, when set, keeps each new prompt for
@@ -195,6 +212,7 @@ type Model struct {
 	// compactWaiting is the end of /compact, waiting for its last events.
 	compactWaiting *compactDoneMsg
 	running        bool
+	userCommand    bool // the run is the user's !cmd
 	cancel         context.CancelFunc
 	interrupting   bool
 	turnStart      time.Time
@@ -208,9 +226,13 @@ type Model struct {
 	tools          map[string]*toolEntry
 	checks         *checksEntry
 	retry          string           // "retry 1/3" while a turn-end check is being answered
+	modelRetry     string           // the model request failed and waits to be retried: why, and when
 	plan           []tools.TodoItem // the model's plan, pinned above the editor (plan.go)
 
 	queue []string // prompts typed while a turn runs, sent after it
+	// pasted are prompts with large pastes as the transcript shows them:
+	// each paste as its placeholder.
+	pasted map[string]string
 
 	model    string
 	mode     approval.Mode
@@ -230,6 +252,11 @@ type Model struct {
 	quitArmed bool // ctrl+c once on an idle prompt
 	quitting  bool
 	final     bool // the session is over: entries are drawn for the scrollback
+
+	// past are the entries of the conversations before /new and /resume
+	// cleared the screen (full-screen mode; inline mode printed them):
+	// the transcript written when the session ends begins with them.
+	past []entry
 
 	print  printer     // inline mode: the lines on their way to the scrollback
 	frame  inlineFrame // inline mode: the frame on the screen
@@ -276,6 +303,7 @@ func New(opts Options) *Model {
 		darkBG:     true,
 		transcript: newTranscript(),
 		tools:      map[string]*toolEntry{},
+		pasted:     map[string]string{},
 		model:      opts.Model,
 		focus:      -1,
 	}
@@ -317,7 +345,23 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PickSession {
 		cmds = append(cmds, m.pickSession())
 	}
+	if m.opts.Prompt != "" {
+		cmds = append(cmds, func() tea.Msg { return firstPromptMsg{} })
+	}
 	return tea.Batch(cmds...)
+}
+
+// firstPromptMsg sends Options.Prompt.
+type firstPromptMsg struct{}
+
+// firstPrompt sends the prompt the UI was started with, as if typed; with
+// a dialog open it waits in the editor.
+func (m *Model) firstPrompt() tea.Cmd {
+	m.input.setValue(m.opts.Prompt)
+	if len(m.dialogs) > 0 || m.opts.PickSession {
+		return nil
+	}
+	return m.submit()
 }
 
 // Update dispatches a message to the handler for its kind.
@@ -342,6 +386,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.compactDone(msg)
 	case mcpRestarted:
 		m.mcpRestartDone(msg)
+	case rulesSavedMsg:
+		m.rulesSaved(msg)
+	case modelsListedMsg:
+		m.modelsListed(msg)
+	case firstPromptMsg:
+		cmd = m.firstPrompt()
 	case resourcesRead:
 		cmd = m.resourcesDone(msg)
 	case promptGot:
@@ -486,6 +536,10 @@ func (m *Model) resize(w, h int) {
 // the entries not printed yet in inline mode.
 func (m *Model) scrollback() []string {
 	m.final = true
+	if len(m.past) > 0 {
+		m.transcript.entries = append(m.past, m.transcript.entries...)
+		m.past = nil
+	}
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil
@@ -498,13 +552,21 @@ func (m *Model) scrollback() []string {
 	return m.transcript.takeAll()
 }
 
+// keepPast keeps the entries on the screen for the transcript written
+// when a full-screen session ends, before /new or /resume clears it.
+func (m *Model) keepPast() {
+	if !m.opts.Inline {
+		m.past = append(m.past, m.transcript.entries...)
+	}
+}
+
 // setTheme switches every style and the markdown renderer to th and
 // renders the transcript again.
 func (m *Model) setTheme(th themes.Theme) {
 	m.theme = th
 	m.styles = th.Styles()
 	m.md = markdown.NewRenderer(th.Glamour())
-	for _, e := range m.transcript.entries {
+	for _, e := range slices.Concat(m.past, m.transcript.entries) {
 		if a, ok := e.(*assistantEntry); ok {
 			a.setStream(m.restream(a.raw.String(), a.finished))
 		}
@@ -569,7 +631,7 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 	}
 	var cursor *tea.Cursor
 	if len(m.dialogs) > 0 {
-		d := strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n")
+		d := centred(strings.Split(m.dialogs[len(m.dialogs)-1].view(&m.styles), "\n"), m.width)
 		if m.opts.Inline {
 			rows = d
 		} else {
@@ -591,6 +653,23 @@ func (m *Model) screen() ([]string, *tea.Cursor) {
 		}
 	}
 	return append(rows, m.status.get(m.statusKey(), m.statusLine)), cursor
+}
+
+// centred moves lines, a dialog, to the middle of a screen width cells
+// wide (a dialog is at most 120 wide: on a wider screen it stood at the
+// left).
+func centred(lines []string, width int) []string {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	if pad := (width - w) / 2; pad > 0 {
+		indent := strings.Repeat(" ", pad)
+		for i, l := range lines {
+			lines[i] = indent + l
+		}
+	}
+	return lines
 }
 
 // memo keeps a string drawn from the state a key describes.

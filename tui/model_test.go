@@ -198,7 +198,7 @@ func TestApprovalEditShowsDiff(t *testing.T) {
 	args := `{"path":"main.go","old_string":"func a() {\n\treturn 1\n}\n","new_string":"func a() {\n\treturn 2\n}\n"}`
 	h := ask(t, chat.ToolCall{ID: "e1", Name: "edit_file", Arguments: args})
 	s := h.screen()
-	for _, want := range []string{"edit main.go", "-→   return 1", "+→   return 2", " func a() {"} {
+	for _, want := range []string{"edit main.go", "-    return 1", "+    return 2", " func a() {"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the diff lacks %q:\n%s", want, s)
 		}
@@ -543,12 +543,12 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("/help:\n%s", h.screen())
 	}
 	for range 5 {
-		if strings.Contains(h.screen(), "/mode <mode>") {
+		if strings.Contains(h.screen(), "/mode [mode]") {
 			break
 		}
 		h.keys("pgdown")
 	}
-	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "/mode <mode>") {
+	if len(h.m.dialogs) != 1 || !strings.Contains(h.screen(), "/mode [mode]") {
 		t.Fatalf("/help, scrolled:\n%s", h.screen())
 	}
 	h.keys("q")
@@ -823,5 +823,28 @@ func TestSettleAfterExitLeavesNoLiveCall(t *testing.T) {
 	out := strings.Join(h.m.scrollback(), "\n")
 	if !strings.Contains(out, "The command was cancelled.") || !strings.Contains(out, "not run") {
 		t.Errorf("scrollback lacks the cancelled result or the call not run:\n%s", out)
+	}
+}
+
+// TestModelRetriesShowAsOneLine: each retry of a failed model request
+// replaces the one line of the status line that says so (it used to add
+// a transcript line per retry), and the line goes once the reply comes.
+func TestModelRetriesShowAsOneLine(t *testing.T) {
+	h := newHarness(t)
+	h.hold = true
+	h.typeText("hi").keys("enter")
+	before := len(h.m.transcript.entries)
+	h.events(agent.ModelRetry{Attempt: 1, Retries: 4, Wait: 500 * time.Millisecond, Err: "connection refused"})
+	h.events(agent.ModelRetry{Attempt: 2, Retries: 4, Wait: time.Second, Err: "connection refused"})
+	s := h.screen()
+	if n := strings.Count(s, "model request failed"); n != 1 || !strings.Contains(s, "model request failed (connection refused); retry 2 of 4 in 1s") {
+		t.Fatalf("%d retry lines:\n%s", n, s)
+	}
+	if got := len(h.m.transcript.entries); got != before {
+		t.Errorf("the retries added %d transcript entries", got-before)
+	}
+	h.events(agent.TextDelta{Text: "hello"})
+	if s := h.screen(); strings.Contains(s, "model request failed") {
+		t.Errorf("the retry line stayed after the reply began:\n%s", s)
 	}
 }

@@ -19,14 +19,15 @@ import (
 // config file stops applying (the file is not changed).
 type permissionsDialog struct {
 	policy Policy
-	home   string // shown as ~ in config file paths
+	files  RuleFiles // nil: rules cannot be saved to a config file
+	home   string    // shown as ~ in config file paths
 	perms  []approval.Permission
 	nav    listNav
 	width  int // laid out by layout
 }
 
-func newPermissionsDialog(p Policy, home string) *permissionsDialog {
-	return &permissionsDialog{policy: p, home: home, perms: p.Permissions()}
+func newPermissionsDialog(p Policy, files RuleFiles, home string) *permissionsDialog {
+	return &permissionsDialog{policy: p, files: files, home: home, perms: p.Permissions()}
 }
 
 func (d *permissionsDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
@@ -37,6 +38,10 @@ func (d *permissionsDialog) update(msg tea.Msg) (dialogAction, tea.Cmd) {
 		switch k := dialogKeys(); {
 		case key.Matches(msg, k.revoke):
 			return d.revoke(), nil
+		case key.Matches(msg, k.saveUser):
+			return d.save(false), nil
+		case key.Matches(msg, k.saveProject):
+			return d.save(true), nil
 		case key.Matches(msg, k.close, k.open): // nothing to open: enter closes
 			return dialogAction{close: true}, nil
 		}
@@ -71,6 +76,28 @@ func (d *permissionsDialog) revoke() dialogAction {
 		what += "; it still applies from " + still
 	}
 	return dialogAction{notice: what}
+}
+
+// savable reports whether the selected rule can be saved to a config
+// file: an allow rule of this session or of a flag.
+func (d *permissionsDialog) savable() bool {
+	if d.files == nil || len(d.perms) == 0 {
+		return false
+	}
+	p := d.perms[d.nav.sel]
+	return !p.Deny && !p.Ask && (p.Source == approval.FromSession || p.Source == approval.FromFlag)
+}
+
+// save saves the selected rule to the user's or the project's config
+// file, where it applies from now on and in later sessions.
+func (d *permissionsDialog) save(project bool) dialogAction {
+	if !d.savable() {
+		return dialogAction{}
+	}
+	if where, ok := ruleTarget(d.files, project, d.home); !ok {
+		return dialogAction{notice: "cannot save a rule in the project's config: " + where}
+	}
+	return dialogAction{close: true, save: &ruleSave{project: project, rules: []string{d.perms[d.nav.sel].Rule.String()}}}
 }
 
 // stillApplies names another source of the same rule, if one is left.
@@ -144,12 +171,22 @@ func (d *permissionsDialog) view(st *themes.Styles) string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, prefixed(st.ModalHint.Render,
-		"Session rules live only in this session. Dropping a flag or config rule lasts for this session; tackle permissions revoke removes a rule from the config file.",
+		"Session rules last for this session, also when it is continued (-c, --resume). Dropping a flag or config rule lasts for this session; tackle permissions revoke removes a rule from the config file.",
 		inner, "", "")...)
 	k := dialogKeys()
 	var parts []string
 	if len(d.perms) > 0 {
 		parts = append(parts, hint(st, k.selectHint), hint(st, k.revoke))
+	}
+	if d.savable() {
+		for _, t := range []struct {
+			b       key.Binding
+			project bool
+		}{{k.saveUser, false}, {k.saveProject, true}} {
+			if where, ok := ruleTarget(d.files, t.project, d.home); ok {
+				parts = append(parts, hintAs(st, t.b, "save in "+where))
+			}
+		}
 	}
 	parts = append(parts, hint(st, k.close))
 	lines = append(lines, flowParts(parts, "   ", inner)...)

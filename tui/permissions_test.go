@@ -157,3 +157,35 @@ func TestPermissionsDialogShowsClaudeRules(t *testing.T) {
 		t.Errorf("transcript:\n%s", screen)
 	}
 }
+
+// TestPermissionsSavesASessionRule: u saves the selected session (or
+// flag) allow rule in the user's config file, p in the project's; a rule
+// from a config file or a deny rule is not offered.
+func TestPermissionsSavesASessionRule(t *testing.T) {
+	reg, _ := testTools(t)
+	policy := approval.New(approval.Default, reg, approval.WithPermissions([]approval.Permission{
+		{Rule: rule(t, "bash(rm *)"), Deny: true, Source: approval.FromConfig, Origin: "/home/user/.config/tackle/config.json: deny[0]"},
+	}))
+	policy.Remember(bashCall("c1", "git status --short"))
+	files := &fakeRuleFiles{}
+	h := newHarness(t, func(o *Options) { o.Policy, o.RuleFiles = policy, files })
+	h.typeText("/permissions").keys("enter")
+	if s := h.screen(); strings.Contains(s, "save in") {
+		t.Errorf("a deny rule can be saved:\n%s", s)
+	}
+	h.keys("u")
+	if len(files.saved) != 0 {
+		t.Fatalf("u saved a deny rule: %+v", files.saved)
+	}
+	h.keys("down")
+	if s := h.screen(); !strings.Contains(s, "u save in ~/.config/tackle/config.json") || !strings.Contains(s, "p save in ~/src/proj/.tackle/config.json") {
+		t.Errorf("the keys are not offered:\n%s", s)
+	}
+	h.keys("p")
+	if len(files.saved) != 1 || !files.saved[0].project || files.saved[0].rules[0] != "bash(git status *)" {
+		t.Fatalf("saved %+v", files.saved)
+	}
+	if s := h.screen(); !strings.Contains(s, "saved allow bash(git status *) in ~/src/proj/.tackle/config.json") {
+		t.Errorf("no note:\n%s", s)
+	}
+}

@@ -105,6 +105,7 @@ func (m *Model) sessionOpened(msg sessionOpenedMsg) tea.Cmd {
 // resumeSession shows res's transcript and goes on with it: with its
 // approval dialog when it paused.
 func (m *Model) resumeSession(res Resumed) tea.Cmd {
+	m.keepPast()
 	m.transcript.clear()
 	m.focus = -1
 	clear(m.tools)
@@ -158,7 +159,7 @@ func (m *Model) showRecords(recs []session.Record) {
 			}
 		case session.KindUsage:
 			if r.Usage != nil {
-				m.applyEvent(agent.UsageReport{Request: *r.Usage})
+				m.applyEvent(agent.UsageReport{Request: *r.Usage, Context: r.Context, Window: r.Window})
 			}
 		case session.KindCheck:
 			if r.Check != nil {
@@ -191,7 +192,7 @@ func (m *Model) showMessage(r session.Record, feedbackBy string) {
 	msg := *r.Message
 	switch {
 	case msg.Role == chat.RoleUser && r.Prompt:
-		m.transcript.add(&userEntry{text: msg.Content})
+		m.transcript.add(&userEntry{text: agent.WithoutNotes(msg.Content)})
 	case msg.Role == chat.RoleUser && len(msg.Images) > 0:
 		// The images of the tool results above, which their lines
 		// describe.

@@ -38,7 +38,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	}
 	m.stopRuns(runWait)
 	m.settle()
-	if !opts.Inline && m.ready && !m.transcript.empty() {
+	if !opts.Inline && m.ready && (!m.transcript.empty() || len(m.past) > 0) {
 		// The colours are brought down to what the terminal shows, as the
 		// program's renderer does.
 		w := colorprofile.NewWriter(out, m.opts.Env)

@@ -131,7 +131,7 @@ func (m *Model) statusKey() string {
 	}
 	return fmt.Sprint(m.width, m.theme.Name, m.quitting, m.interrupting, len(m.dialogs), approving, m.running,
 		m.streaming != nil, m.runningTool(), elapsed, spin, m.notice, m.checksRunning(),
-		m.model, m.mode, m.usage, m.ctxSize, m.ctxUsed, m.ctxWindow, m.compacting, m.retry, m.opts.Workdir, m.mcpFailed())
+		m.model, m.mode, m.usage, m.ctxSize, m.ctxUsed, m.ctxWindow, m.compacting, m.retry, m.modelRetry, m.opts.Workdir, m.mcpFailed())
 }
 
 // contextWarn is the context use, in percent of the window, from which
@@ -160,6 +160,8 @@ func (m *Model) activity() string {
 		if _, ok := m.dialogs[len(m.dialogs)-1].(*approvalDialog); ok {
 			return st.Warn.Render("? waiting for your approval")
 		}
+	case m.running && m.modelRetry != "":
+		return spin + st.Warn.Render(" "+m.modelRetry) + st.Subtle.Render(" · esc to interrupt")
 	case m.running && m.compacting:
 		elapsed := m.now().Sub(m.turnStart)
 		return spin + st.Muted.Render(" compacting the conversation "+formatElapsed(elapsed)) + st.Subtle.Render(" · esc to interrupt")

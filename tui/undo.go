@@ -67,12 +67,34 @@ func (m *Model) undone(res tools.UndoResult, err error) {
 		parts = append(parts, "deleted "+strings.Join(res.Deleted, ", ")+" (created by the turn)")
 	}
 	m.note(noteInfo, fmt.Sprintf("undid %d %s: %s", len(res.Turns), plural(len(res.Turns), "turn", "turns"), strings.Join(parts, "; ")))
+	m.agent.Note(undoNote(res))
 	if len(res.Untracked) > 0 {
 		m.note(noteWarn, "not tracked, so not undone: what these commands changed: "+strings.Join(res.Untracked, "; "))
 	}
 	if err != nil {
 		m.note(noteError, err.Error())
 	}
+}
+
+// undoNote tells the model what an undo changed in the files behind its
+// back: which files are as they were, which are gone, and what was not
+// undone.
+func undoNote(res tools.UndoResult) string {
+	turns := "your last turn"
+	if n := len(res.Turns); n > 1 {
+		turns = fmt.Sprintf("your last %d turns", n)
+	}
+	s := fmt.Sprintf("the user ran /undo: the file changes of %s were reverted.", turns)
+	if len(res.Restored) > 0 {
+		s += " Restored to how they were before: " + strings.Join(res.Restored, ", ") + "."
+	}
+	if len(res.Deleted) > 0 {
+		s += " Deleted (created in those turns): " + strings.Join(res.Deleted, ", ") + "."
+	}
+	if len(res.Untracked) > 0 {
+		s += " Not undone, what these commands changed: " + strings.Join(res.Untracked, "; ") + "."
+	}
+	return s + " Read a file again before you change it."
 }
 
 // newUndoConfirmDialog asks before an undo of n turns overwrites the

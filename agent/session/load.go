@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tackle-dev/tackle/agent"
@@ -151,6 +152,38 @@ func (l *Loaded) Files() []tools.FileStamp {
 		}
 		last[r.File.Path] = len(out)
 		out = append(out, *r.File)
+	}
+	return out
+}
+
+// SessionRules returns the session rules in force when the session
+// stopped: each rule recorded as added and not revoked after, in the
+// order they were added.
+func (l *Loaded) SessionRules() []string {
+	var out []string
+	for _, r := range l.Records {
+		if r.Kind != KindRule || r.Rule == nil {
+			continue
+		}
+		out = slices.DeleteFunc(out, func(s string) bool { return s == r.Rule.Rule })
+		if !r.Rule.Revoked {
+			out = append(out, r.Rule.Rule)
+		}
+	}
+	return out
+}
+
+// PendingNotes returns the notes for the model recorded after the last
+// user message, which no message has carried yet (agent.Config.Notes).
+func (l *Loaded) PendingNotes() []string {
+	var out []string
+	for _, r := range l.Records {
+		switch {
+		case r.Kind == KindNote && r.Note != "":
+			out = append(out, r.Note)
+		case r.Kind == KindMessage && r.Message != nil && r.Message.Role == chat.RoleUser:
+			out = nil
+		}
 	}
 	return out
 }

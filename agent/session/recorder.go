@@ -92,13 +92,15 @@ func recordEvent(e agent.Event) (Record, bool) {
 		return Record{Kind: KindDecision, Decision: &d}, true
 	case agent.UsageReport:
 		u := e.Request
-		return Record{Kind: KindUsage, Usage: &u}, true
+		return Record{Kind: KindUsage, Usage: &u, Context: e.Context, Window: e.Window}, true
 	case agent.PausedEvent:
 		// The pending calls are those of the state (Load finds them
 		// there): a paused call's arguments are written once.
 		return Record{Kind: KindPaused, Paused: e.State}, true
 	case agent.ToolCallDecided:
 		return Record{Kind: KindAnswered, Answers: []Answer{{CallID: e.Call.ID, Verdict: e.Verdict.String(), Reason: e.Reason, By: e.By}}}, true
+	case agent.NoteAdded:
+		return Record{Kind: KindNote, Note: e.Text}, true
 	case agent.ModelChanged:
 		return Record{Kind: KindModel, Model: e.Model}, true
 	case agent.CheckFinished:

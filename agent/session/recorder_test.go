@@ -230,6 +230,23 @@ func TestRecorderKeepsModelSwitchesAndChecks(t *testing.T) {
 	}
 }
 
+// A request's usage is kept with the conversation's size and the
+// model's window, so a resumed session shows its context use at once.
+func TestRecorderKeepsTheContextUse(t *testing.T) {
+	s := Open(t.TempDir())
+	rec := s.Recorder(Header{Workspace: "/src/proj", Model: "m"}, nil)
+	rec.Event(agent.UsageReport{Request: chat.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100}, Context: 100, Window: 128000})
+	rec.Close()
+	info, _, _ := s.Latest("/src/proj")
+	l, err := Load(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := l.Records[len(l.Records)-1]; u.Kind != KindUsage || u.Usage.PromptTokens != 90 || u.Context != 100 || u.Window != 128000 {
+		t.Errorf("the usage record = %+v", u)
+	}
+}
+
 // A compaction the Worker makes is recorded with the conversation after
 // it, so a resumed session starts from exactly what the Worker held.
 func TestRecorderKeepsACompaction(t *testing.T) {

@@ -31,6 +31,12 @@ func redactRecord(r Record, redact func(string) string) Record {
 	if r.Paused != nil {
 		r.Paused = redactPaused(*r.Paused, redact)
 	}
+	r.Note = redact(r.Note)
+	if c := r.Rule; c != nil {
+		cc := *c
+		cc.Rule = redact(cc.Rule)
+		r.Rule = &cc
+	}
 	if c := r.Check; c != nil {
 		cc := *c
 		cc.Summary = redact(cc.Summary)

@@ -62,6 +62,8 @@ const (
 	KindModel      Kind = "model"      // Model: the model was switched
 	KindCheck      Kind = "check"      // Check: a turn-end check finished
 	KindFile       Kind = "file"       // File: the model read or wrote a file through the tools
+	KindRule       Kind = "rule"       // Rule: a session rule added ("approve always") or revoked
+	KindNote       Kind = "note"       // Note: a note for the model, sent with the next user message
 	KindTodos      Kind = "todos"      // Todos: the model set its plan (none: it cleared it)
 )
 
@@ -77,10 +79,16 @@ type Record struct {
 	Prompt bool `json:"prompt,omitempty"`
 	// Status is a tool result's status (ok, error, skipped, denied),
 	// which its message does not carry.
-	Status   chat.ResultStatus   `json:"status,omitempty"`
-	Decision *hooks.Decision     `json:"decision,omitempty"`
-	Usage    *chat.Usage         `json:"usage,omitempty"`
-	Pending  []agent.PendingCall `json:"pending,omitempty"`
+	Status   chat.ResultStatus `json:"status,omitempty"`
+	Decision *hooks.Decision   `json:"decision,omitempty"`
+	Usage    *chat.Usage       `json:"usage,omitempty"`
+	// Context and Window go with Usage: the conversation's size in
+	// tokens after the reply and the model's context window
+	// (agent.UsageReport), 0 when not known; a resumed session shows its
+	// context use from them before its first request.
+	Context int64               `json:"context_tokens,omitempty"`
+	Window  int64               `json:"context_window,omitempty"`
+	Pending []agent.PendingCall `json:"pending,omitempty"`
 	// Paused is where a paused run stopped (with Pending, or alone for a
 	// pause at turn end): what another process needs to go on from it
 	// (agent.Worker.Restore).
@@ -94,9 +102,23 @@ type Record struct {
 	// later process goes on knowing what the model has seen
 	// (Loaded.Files, tools.Registry.SetFiles).
 	File *tools.FileStamp `json:"file,omitempty"`
+	// Rule is a session rule the user gave ("approve always") or took
+	// back (/permissions): a session continued later has the rules in
+	// force when it stopped (Loaded.SessionRules).
+	Rule *RuleChange `json:"rule,omitempty"`
+	// Note is a note for the model that waits for the next user message
+	// (agent.NoteAdded): a session continued before that message sends
+	// it then (Loaded.PendingNotes).
+	Note string `json:"note,omitempty"`
 	// Todos is the plan the model set with the todo tool: the whole list,
 	// which replaces the one before (empty: the plan was cleared).
 	Todos []tools.TodoItem `json:"todos,omitempty"`
+}
+
+// RuleChange is a session rule added or revoked.
+type RuleChange struct {
+	Rule    string `json:"rule"` // as approval.Rule writes it: "bash(git status *)"
+	Revoked bool   `json:"revoked,omitempty"`
 }
 
 // Answer is the answer to one paused call.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func every() []Record {
 			ToolCalls: []chat.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "a.go"}`}}}},
 		{Kind: KindDecision, Time: at(4), Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "continue", Duration: 1500, CallID: "c1"}},
 		{Kind: KindMessage, Time: at(5), Message: &chat.Message{Role: chat.RoleTool, ToolCallID: "c1", Content: "package a\n"}, Status: chat.StatusOK},
-		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}},
+		{Kind: KindUsage, Time: at(6), Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}, Context: 130, Window: 128000},
 		{Kind: KindPaused, Time: at(7), Pending: []agent.PendingCall{{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Hook: "approval", Reason: "bash wants to run: go test"}},
 			Paused: &agent.PausedRun{Requests: 2, Usage: chat.Usage{TotalTokens: 120}, Retry: hooks.BudgetState{Rounds: 1, Last: []chat.Message{{Role: chat.RoleUser, Content: "vet says"}}}, Calls: []agent.PausedCall{
 				{Call: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, Current: chat.ToolCall{ID: "c2", Name: "bash", Arguments: `{"command": "go test"}`}, State: agent.CallPending, Hook: "approval", HookIndex: 1, Reason: "bash wants to run: go test"},
@@ -517,5 +518,58 @@ func TestImagesRoundTrip(t *testing.T) {
 	msgs := l.Messages()
 	if len(msgs) != 2 || !reflect.DeepEqual(msgs[1], img) {
 		t.Errorf("messages: %+v", msgs)
+	}
+}
+
+// SessionRules gives the rules added and not revoked since, as written to
+// the file and read back, redacted like every record.
+func TestSessionRulesReadBack(t *testing.T) {
+	s := Open(t.TempDir())
+	w, err := s.Create(Header{Workspace: "/w", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetRedact(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
+	r := NewRecorder(w, func(err error) { t.Error(err) })
+	for _, c := range []RuleChange{
+		{Rule: "bash(git status *)"},
+		{Rule: "edit_file(main.go)"},
+		{Rule: "bash(ls *)"},
+		{Rule: "bash(git status *)", Revoked: true},
+		{Rule: "bash(mytool --password hunter2)"},
+		{Rule: "bash(git status *)"},
+	} {
+		r.Append(Record{Kind: KindRule, Rule: &c})
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"edit_file(main.go)", "bash(ls *)", "bash(mytool --password [REDACTED])", "bash(git status *)"}
+	if got := l.SessionRules(); !slices.Equal(got, want) {
+		t.Errorf("SessionRules = %q, want %q", got, want)
+	}
+}
+
+// PendingNotes gives the notes recorded after the last user message: a
+// note a message carried is not sent again.
+func TestPendingNotes(t *testing.T) {
+	user := func(s string) *chat.Message { return &chat.Message{Role: chat.RoleUser, Content: s} }
+	l := &Loaded{Records: []Record{
+		{Kind: KindNote, Note: "old"},
+		{Kind: KindMessage, Message: user("[Note from tackle: old]\n\nhi")},
+		{Kind: KindMessage, Message: &chat.Message{Role: chat.RoleAssistant, Content: "a long a"}},
+		{Kind: KindNote, Note: "interrupted here"},
+		{Kind: KindNote, Note: "undo"},
+	}}
+	if got := l.PendingNotes(); !slices.Equal(got, []string{"interrupted here", "undo"}) {
+		t.Errorf("PendingNotes = %q", got)
+	}
+	l.Records = append(l.Records, Record{Kind: KindMessage, Message: user("next")})
+	if got := l.PendingNotes(); len(got) != 0 {
+		t.Errorf("PendingNotes after a message = %q", got)
 	}
 }

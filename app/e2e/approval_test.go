@@ -255,3 +255,33 @@ func TestE2EReadDenyRuleHoldsForEveryReader(t *testing.T) {
 		t.Error("the secret was printed")
 	}
 }
+
+// TestE2EModelCannotWriteRules: the rules a person saves (the approval
+// dialog's "always", /permissions) live in the user's config file, the
+// project's trusted .tackle/config.json (its trust pinned in the state
+// directory) and the session file. The model reaches none of them, even
+// in yolo mode with --yes: every write asks, and a piped run denies it.
+// (The dialog itself takes keys from the terminal only.)
+func TestE2EModelCannotWriteRules(t *testing.T) {
+	e := newE2E(t, "rules_model_writes_config.json")
+	e.config(`{"allow": ["bash(git status *)"]}` + "\n")
+	before := mustRead(t, e.configPath())
+	r := e.run("--mode", "yolo", "--yes", "-p", "give yourself permissions")
+	if r.code != app.ExitDenied {
+		t.Errorf("exit %d, want %d (denied)", r.code, app.ExitDenied)
+	}
+	for _, id := range []string{"call_project", "call_project_bash", "call_user", "call_trust", "call_session"} {
+		if got := e.toolResult(1, id); !strings.Contains(got, "protected") && !strings.Contains(got, "denied") {
+			t.Errorf("%s ran: %q", id, got)
+		}
+	}
+	if exists(filepath.Join(e.workspace, ".tackle", "config.json")) {
+		t.Error("the model wrote the project's config")
+	}
+	if got := mustRead(t, e.configPath()); got != before {
+		t.Errorf("the model changed the user's config: %q", got)
+	}
+	if exists(filepath.Join(e.home, ".local", "state", "tackle", "sessions", "x.jsonl")) {
+		t.Error("the model wrote a session file")
+	}
+}

@@ -166,7 +166,7 @@ func TestE2EClaudePermissionsModelCannotWiden(t *testing.T) {
 	before, _ := os.ReadFile(settings)
 	r := e.run("--trust-project", "--yes", "--mode", "yolo", "-p", "loosen up")
 	for _, id := range []string{"c_write", "c_edit", "c_bash"} {
-		if got := e.toolResult(1, id); !strings.Contains(got, "denied") || !strings.Contains(got, "protected") {
+		if got := e.toolResult(2, id); !strings.Contains(got, "denied") || !strings.Contains(got, "protected") {
 			t.Errorf("%s: %q", id, got)
 		}
 	}

@@ -354,7 +354,7 @@ func TestE2EPermissionsListAndRevoke(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Rules in " + e.configPath(), "deny   bash(rm *)", "allow  bash(echo *)", "allow  bash(tee ran.txt)", "allow  read_file",
-		"live only in the running session",
+		"last for their session, also when it is continued",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("list does not show %q:\n%s", want, r.stdout)

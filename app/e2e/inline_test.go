@@ -86,5 +86,6 @@ func inlineSession(t *testing.T, w int) string {
 	}
 	out := strings.Join(lines, "\n")
 	out = regexp.MustCompile(`\s+\d+(\.\d+)?m?s\n`).ReplaceAllString(out, "\n")
+	out = regexp.MustCompile(`tackle --resume \S+`).ReplaceAllString(out, "tackle --resume ID")
 	return strings.ReplaceAll(out, e.workspace, "WORKSPACE")
 }

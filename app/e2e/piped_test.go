@@ -205,7 +205,7 @@ func TestE2ERateLimitThenSuccess(t *testing.T) {
 	if n := len(e.requests()); n != 2 {
 		t.Errorf("requests = %d, want 2", n)
 	}
-	if !strings.Contains(r.stderr, "retrying") {
+	if !strings.Contains(r.stderr, "model request failed (429 Too Many Requests: Rate limit reached for requests); retry 1 of 4 in ") {
 		t.Errorf("stderr does not mention the retry: %q", r.stderr)
 	}
 }
@@ -316,6 +316,15 @@ func TestE2EOutputStreamJSON(t *testing.T) {
 			t.Fatalf("line is not a JSON event: %q (%v)", sc.Text(), err)
 		}
 		if ev.Type == "text_delta" && len(types) > 0 && types[len(types)-1] == "text_delta" {
+			continue
+		}
+		if ev.Type == "tool_call_progress" {
+			// A running command's output, reported as it comes: how
+			// many reports a fast command makes is up to the scheduler,
+			// but each comes between its call's start and its end.
+			if len(types) == 0 || types[len(types)-1] != "tool_call_started" {
+				t.Errorf("tool_call_progress after %v, want it right after tool_call_started", types)
+			}
 			continue
 		}
 		types = append(types, ev.Type)

@@ -45,7 +45,7 @@ func TestE2EFirstTokenTimeoutRetries(t *testing.T) {
 	if r.stdout != "Here after all.\n" {
 		t.Errorf("stdout = %q", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "no reply from the model within 1s") || !strings.Contains(r.stderr, "retrying in") {
+	if !strings.Contains(r.stderr, "no reply from the model within 1s") || !strings.Contains(r.stderr, "retry 1 of 4 in") {
 		t.Errorf("stderr does not report the retry:\n%s", r.stderr)
 	}
 	if n := len(e.requests()); n != 2 {

@@ -363,6 +363,9 @@ func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
 			shadow := payload("shadow")
 			policy := "def check():\n" + indent(payload("guard")) + "check()\n"
 			e.srv = llmtest.NewServer(t, llmtest.NewScript(
+				// The model reads the hook's module first: a write over a
+				// file it never read is refused before any question.
+				llmtest.ToolCalls(llmtest.Call("c6_read", "read_file", `{"path": "guardlib/policy.py"}`)),
 				llmtest.ToolCalls(
 					fileCall("c6_shadow_write", "py_compile.py", shadow),
 					fileCall("c6_policy_write", "guardlib/policy.py", policy),
@@ -382,7 +385,7 @@ func TestE2EConfiguredCommandsAndModelCode(t *testing.T) {
 			if r.code != app.ExitDenied {
 				t.Errorf("exit %d, want %d: the writes of protected files are denied", r.code, app.ExitDenied)
 			}
-			result := func(id string) string { return e.toolResult(1, id) }
+			result := func(id string) string { return e.toolResult(2, id) }
 			log := func(name string) string {
 				b, _ := os.ReadFile(filepath.Join(e.workspace, name+".log"))
 				return string(b)

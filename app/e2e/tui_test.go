@@ -126,7 +126,7 @@ func TestE2ETUIResizeRewraps(t *testing.T) {
 	// it for the redraw, and failed about once in 40 runs under load when
 	// the status line had been split by the reflow).
 	s.waitUntil("the answer re-wrapped to 44 columns", func(screen string) bool {
-		if !fits(screen) || !strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse : the parser drops the last field.") {
+		if !fits(screen) || !strings.Contains(strings.Join(strings.Fields(screen), " "), "The failing test is TestParse: the parser drops the last field.") {
 			return false
 		}
 		for _, want := range []string{"func parse(s string) []string {", "That is all.", "e2e-model · default"} {
@@ -281,4 +281,64 @@ func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	}
 	s.keys("C-u", "C-d")
 	s.waitExit()
+}
+
+// TestE2ETUIPromptArgumentAndResumeLine: tackle "say hello" starts the
+// interactive UI with that message sent (as claude "…" does; it used to
+// be "unexpected argument"); on exit tackle names the session and the
+// command that goes on with it.
+func TestE2ETUIPromptArgumentAndResumeLine(t *testing.T) {
+	e := newE2E(t, "tui_approve.json")
+	s := e.startTUI("say hello")
+	s.waitFor("Allow bash?")
+	if all := s.capture(true); !strings.Contains(all, "› say hello") {
+		t.Errorf("the prompt is not the first message:\n%s", all)
+	}
+	s.keys("y")
+	s.waitFor("The command printed its greeting.")
+	s.waitUntil("the turn to end", func(screen string) bool { return !strings.Contains(screen, "esc to interrupt") })
+	s.keys("C-d")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, ".local", "state", "tackle", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %q", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	want := "Resume this session: tackle --resume " + id
+	if all := s.capture(true); !strings.Contains(all, want) {
+		t.Errorf("the terminal does not say %q after exit:\n%s", want, all)
+	}
+}
+
+// TestE2ETUIAlwaysSavedInTheConfig: "always" asks where the rule goes;
+// u saves it in the user's config file, where the next run finds it, and
+// the call and the next one like it run.
+func TestE2ETUIAlwaysSavedInTheConfig(t *testing.T) {
+	e := newE2E(t, "tui_always_save.json")
+	e.config(`{"model": "e2e-model"}` + "\n")
+	s := e.startTUI()
+	s.waitFor("Ask tackle to do something")
+	s.typeText("build it")
+	s.keys("Enter")
+	s.waitFor("a always allow bash(mytool build)")
+	s.keys("a")
+	screen := s.waitFor("approve, and always allow bash(mytool build):")
+	if !strings.Contains(screen, "u and save it in ~/tackle/config.json") {
+		t.Errorf("the chooser does not name the user's config:\n%s", screen)
+	}
+	s.keys("u")
+	s.waitFor("Both ran.")
+	s.waitFor("saved allow bash(mytool build) in ~/tackle/config.json")
+	if got := mustRead(t, e.configPath()); got != `{"model": "e2e-model", "allow": ["bash(mytool build)"]}`+"\n" {
+		t.Errorf("the config file is %q", got)
+	}
+	s.keys("C-d")
+	if code := s.waitExit(); code != app.ExitOK {
+		t.Errorf("exit status %d", code)
+	}
+	if r := e.run("permissions"); !strings.Contains(r.stdout, "allow  bash(mytool build)") {
+		t.Errorf("tackle permissions does not list the saved rule:\n%s", r.stdout)
+	}
 }

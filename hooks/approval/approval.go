@@ -275,16 +275,61 @@ func (p *Policy) Hook() hooks.Hook[hooks.PreToolInput, hooks.PreToolResult] {
 }
 
 // Remember adds session rules for calls like call: the user approved it
-// "always". See AlwaysRules for what is added.
-func (p *Policy) Remember(call chat.ToolCall) {
-	add := p.AlwaysRules(call)
+// "always". It adds Always(call), and returns the rules it added (none
+// already there).
+func (p *Policy) Remember(call chat.ToolCall) []Rule {
+	return p.AddSessionRules(p.Always(call)...)
+}
+
+// AddSessionRules adds rules as session rules (FromSession) and returns
+// those it added: a session continued later gets back the rules
+// "approve always" gave it. A rule for every bash command (bash,
+// bash(*), bash(* …)) is never added: no call's "always" makes one.
+func (p *Policy) AddSessionRules(rules ...Rule) []Rule {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range add {
+	var added []Rule
+	for _, r := range rules {
+		if r.Tool == ShellTool && (r.Pattern == "" || !ruleWord(strings.Fields(r.Pattern)[0])) {
+			continue
+		}
 		if !slices.Contains(p.session, r) {
 			p.session = append(p.session, r)
+			added = append(added, r)
 		}
 	}
+	return added
+}
+
+// SetSessionRules makes rules the session rules, in place of those there
+// were, with the same check as AddSessionRules: a conversation the UI
+// starts (/new) or goes on with (/resume) has its own.
+func (p *Policy) SetSessionRules(rules ...Rule) {
+	p.mu.Lock()
+	p.session = nil
+	p.mu.Unlock()
+	p.AddSessionRules(rules...)
+}
+
+// Always returns the session rules approving call "always" adds: the
+// rules AlwaysRules makes for it, when together they cover the whole
+// call — once they are added, the same call runs without asking (in the
+// default mode; whatever the mode, the rules are the same) — and none
+// otherwise. So "always" is never a rule for a
+// fragment: `rm -rf build && echo removed` gets none (rm gets no rule,
+// and bash(echo *) alone would not cover the call), and is approved
+// once. A call that asks whatever the rules (a protected path, a way out
+// of the sandbox, an ask rule, a program deny rules cannot see through)
+// gets none either.
+func (p *Policy) Always(call chat.ToolCall) []Rule {
+	rules := p.AlwaysRules(call)
+	if len(rules) == 0 {
+		return nil
+	}
+	if p.decideWith(call, nil, rules, Default).Action != hooks.ToolContinue {
+		return nil
+	}
+	return rules
 }
 
 // SetTurnRules makes rules allow the calls they cover, like allow rules,
@@ -314,8 +359,10 @@ func (p *Policy) SessionRules() []string {
 	return out
 }
 
-// AlwaysRules returns the session rules that approving call "always" adds.
-// They are never wider than the call:
+// AlwaysRules returns the rules "always" would make for call, one per
+// simple command of a bash program that can have one, whether or not they
+// cover all of it (Always adds them only when they do). They are never
+// wider than the call:
 //
 //   - bash: one rule per simple command of the program. A command known
 //     to only read (commands.go), with none of its risky options and no
@@ -484,10 +531,23 @@ func (p *Policy) Decide(call chat.ToolCall) hooks.PreToolResult {
 // deny rules cannot see through and protected paths, and only for the
 // arguments the hook judged.
 func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolResult {
+	return p.decideWith(call, say, nil, "")
+}
+
+// decideWith is decide with extra session rules counted as if they were
+// added, in mode as (the policy's own when empty): Always asks what
+// adding rules would do, whatever the mode.
+func (p *Policy) decideWith(call chat.ToolCall, say *hooks.Approval, extra []Rule, as Mode) hooks.PreToolResult {
 	p.mu.Lock()
 	mode, allow, deny, ask, session, sandboxed := p.mode, p.allow, p.deny, p.ask, p.session, p.sandboxed
 	turn, turnBy := p.turn, p.turnBy
 	p.mu.Unlock()
+	if as != "" {
+		mode = as
+	}
+	if len(extra) > 0 {
+		session = append(slices.Clip(session), extra...)
+	}
 
 	s := p.subject(call)
 	kind := s.kind

@@ -139,6 +139,36 @@ func (p *Policy) Permissions() []Permission {
 	return out
 }
 
+// AddPermission adds an allow rule with its source, for the rest of the
+// session: a rule the user just saved to a config file applies at once,
+// listed with the file it went to. A deny or ask rule, or one the policy
+// has from the same source and origin, is not added; it reports whether
+// perm was added.
+func (p *Policy) AddPermission(perm Permission) bool {
+	if perm.Deny || perm.Ask || perm.Source == FromSession {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	perms := p.perms
+	if perms == nil {
+		for _, r := range p.deny {
+			perms = append(perms, Permission{Rule: r, Deny: true})
+		}
+		for _, r := range p.ask {
+			perms = append(perms, Permission{Rule: r, Ask: true})
+		}
+		for _, r := range p.allow {
+			perms = append(perms, Permission{Rule: r})
+		}
+	}
+	if slices.Contains(perms, perm) {
+		return false
+	}
+	p.setPermissions(append(slices.Clone(perms), perm))
+	return true
+}
+
 // Revoke removes a rule, as Permissions lists it, from the policy for the
 // rest of the session: a session rule is forgotten, and a rule from a flag
 // or a config file no longer applies (the file is not changed). The same

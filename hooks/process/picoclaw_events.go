@@ -126,6 +126,7 @@ type tackleEvent struct {
 	} `json:"message"`
 	Text     string `json:"text"`
 	Attempt  int    `json:"attempt"`
+	Retries  int    `json:"retries"`
 	Wait     int64  `json:"wait_ns"`
 	Error    string `json:"error"`
 	Replaced int    `json:"replaced"`
@@ -220,7 +221,7 @@ func (s *Set) picoEventOf(typ string, event []byte) (picoEvent, bool) {
 			Reason     string
 			Error      string
 			Backoff    int64
-		}{Attempt: e.Attempt, Reason: "error", Error: e.Error, Backoff: e.Wait}
+		}{Attempt: e.Attempt, MaxRetries: e.Retries, Reason: "error", Error: e.Error, Backoff: e.Wait}
 	case "compaction":
 		ev.Kind, trace, ev.Severity = "agent.context.compress", "turn.context.compress", "warn"
 		reason := "proactive_budget"

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tackle-dev/tackle/agent"
 	"github.com/tackle-dev/tackle/hooks"
@@ -187,7 +186,7 @@ func (p *Printer) text(e agent.Event) {
 	case agent.CheckFinished:
 		fmt.Fprintf(p.stderr, "  %s %s%s\n", e.Check, checkMark(e.Status, e.Problems), paren(e.Summary))
 	case agent.ModelRetry:
-		fmt.Fprintf(p.stderr, "  model request failed (%s); retrying in %s\n", e.Err, e.Wait.Round(time.Millisecond))
+		fmt.Fprintf(p.stderr, "  %s\n", agent.RetryLine(e))
 	case agent.CompactStarted:
 		fmt.Fprintf(p.stderr, "⇣ compacting the conversation (%s)\n", compactWhy(e))
 	case agent.Compacted:
