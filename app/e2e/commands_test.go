@@ -52,6 +52,9 @@ func TestE2ECustomCommandOfTheProject(t *testing.T) {
 	gitRepo(t, e.workspace)
 	e.srv = llmtest.NewServer(t, llmtest.NewScript(
 		llmtest.Text("Not a command I know."),
+		// The model reads the file first: an edit of a file never read
+		// is refused before any rule is looked at.
+		llmtest.ToolCalls(llmtest.Call("call_read", "read_file", `{"path":".git/config"}`)),
 		llmtest.ToolCalls(
 			llmtest.Call("call_status", "bash", `{"command":"git status --short"}`),
 			llmtest.Call("call_config", "edit_file", `{"path":".git/config","old_string":"[core]","new_string":"[core]\n\thooksPath = /tmp/evil"}`),
@@ -75,11 +78,11 @@ func TestE2ECustomCommandOfTheProject(t *testing.T) {
 	if got := e.lastUser(1); got != "Ship v2 now." {
 		t.Errorf("the prompt: %q", got)
 	}
-	if got := e.toolResult(2, "call_status"); strings.Contains(got, "denied") || !strings.Contains(got, "?? .tackle/") {
+	if got := e.toolResult(3, "call_status"); strings.Contains(got, "denied") || !strings.Contains(got, "?? .tackle/") {
 		t.Errorf("git status, allowed by the command: %q", got)
 	}
 	for _, id := range []string{"call_config", "call_push"} {
-		if got := e.toolResult(2, id); !strings.Contains(got, "denied") && !strings.Contains(got, "not approved") {
+		if got := e.toolResult(3, id); !strings.Contains(got, "denied") && !strings.Contains(got, "not approved") {
 			t.Errorf("%s: %q", id, got)
 		}
 	}
