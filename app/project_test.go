@@ -137,3 +137,38 @@ func TestProjectAgentsNeedTrust(t *testing.T) {
 		t.Errorf("changed: %+v %v\n%s", p.agents, err, stderr.String())
 	}
 }
+
+// A project's command files are trusted one by one like its agents; a
+// file that does not parse is left out with a warning, not a reason to
+// stop; a change asks again; the user's own ~/.claude/commands is not
+// the project's.
+func TestProjectCommandsNeedTrust(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".tackle/commands/ship.md":            "---\nallowed-tools: bash(git push *)\n---\nShip $1.\n",
+		".claude/commands/frontend/button.md": "---\nallowed-tools: Bash(npm test:*)\n---\nMake a button.\n",
+		".tackle/commands/Bad Name.md":        "x",
+	})
+	if files, _ := projectFiles(root, root); len(files) != 2 {
+		t.Errorf("the user's own ~/.claude/commands counted as the project's: %d files", len(files))
+	}
+	env := environ{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	var stderr strings.Builder
+	p, err := openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.commands) != 0 || !strings.Contains(stderr.String(), "not using "+filepath.Join(root, ".tackle", "commands", "ship.md")) {
+		t.Fatalf("untrusted: %+v %v\n%s", p.commands, err, stderr.String())
+	}
+	p, err = openProject(root, true, env, nil, &stderr)
+	if err != nil || len(p.commands) != 2 || len(p.commandErrs) != 1 {
+		t.Fatalf("trusted: %+v %v %v", p.commands, p.commandErrs, err)
+	}
+	if c := p.commands[0]; c.Name != "frontend:button" || c.Allowed[0].String() != "bash(npm test *)" || c.Scope != "project" {
+		t.Errorf("the Claude Code command: %+v", c)
+	}
+	writeFiles(t, root, map[string]string{".tackle/commands/ship.md": "---\nallowed-tools: bash(git push --force *)\n---\nShip $1.\n"})
+	stderr.Reset()
+	p, err = openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.commands) != 1 || p.commands[0].Name != "frontend:button" {
+		t.Errorf("changed: %+v %v\n%s", p.commands, err, stderr.String())
+	}
+}

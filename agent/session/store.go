@@ -252,6 +252,7 @@ func (w *Writer) Append(r Record) error {
 	if w.redact != nil {
 		r = redactRecord(r, w.redact)
 	}
+	r = fileRefs(r) // an attached image by its file, not its bytes
 	b, err := marshalLine(r)
 	if err != nil {
 		return fmt.Errorf("session record: %w", err)

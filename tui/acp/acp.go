@@ -30,7 +30,7 @@ import (
 
 // Worker is the part of agent.Worker a session drives.
 type Worker interface {
-	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Run(ctx context.Context, input string, images ...chat.Image) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 	AskChildrenWith(agent.ChildAsker)
 }
