@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tackle-dev/tackle/app"
+	"github.com/tackle-dev/tackle/app/prestart"
 )
 
 func main() {
@@ -17,5 +18,7 @@ func main() {
 		InTTY: term.IsTerminal(int(os.Stdin.Fd())),
 		Env:   os.Environ(),
 	}
-	os.Exit(app.Main(os.Args[1:], streams))
+	code := app.Main(os.Args[1:], streams)
+	prestart.Wait() // the sandbox probe started at init, if no run took it
+	os.Exit(code)
 }

@@ -82,8 +82,18 @@ func (w *Worker) Compact(ctx context.Context, focus string) (Compacted, error) {
 // more than the threshold of the model's context window. A compaction
 // that fails or is cancelled leaves the conversation as it was: the
 // request is sent as it is, with a warning.
+//
+// Before the model's window is known, a request that nothing could be
+// compacted for (the first turns of a conversation) goes out at once and
+// the window is looked up beside it: the look-up, three requests to an
+// unknown server, is then not on the way to the first answer.
 func (w *Worker) fitContext(ctx context.Context) {
-	window := w.window(ctx, w.model())
+	model := w.model()
+	if w.knownWindow(model) == 0 && !w.compactable() {
+		w.lookUpWindow(ctx, model)
+		return
+	}
+	window := w.window(ctx, model)
 	if window == 0 || ctx.Err() != nil || w.contextSize() <= w.limit(window) {
 		return
 	}

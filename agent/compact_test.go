@@ -590,3 +590,79 @@ func TestIsContextOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestTheFirstRequestDoesNotWaitForTheWindow: a new conversation has
+// nothing to compact, so its first request goes out while the window is
+// still being looked up (a look-up that only answers once the test has
+// seen that request); the usage report after it carries the answer, and
+// the run ends only after the look-up.
+func TestTheFirstRequestDoesNotWaitForTheWindow(t *testing.T) {
+	answer := make(chan struct{})
+	var looked atomic.Bool
+	h := newHarness(t, llmtest.NewScript(llmtest.Text("Hi.")), func(c *agent.Config) {
+		c.ContextWindow = func(ctx context.Context, _ string) int {
+			select {
+			case <-answer:
+			case <-ctx.Done():
+				return 0
+			}
+			looked.Store(true)
+			return 64000
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.worker.Run(t.Context(), "hello")
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := h.srv.WaitRequests(ctx, 1); err != nil {
+		t.Fatalf("the first request waited for the context window: %v", err)
+	}
+	close(answer)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !looked.Load() {
+		t.Error("the run ended before the window's look-up")
+	}
+	var reports []int64
+	for _, e := range h.events.all {
+		if u, ok := e.(agent.UsageReport); ok {
+			reports = append(reports, u.Window)
+		}
+	}
+	if !slices.Equal(reports, []int64{64000}) {
+		t.Errorf("usage reports' windows = %v, want [64000]", reports)
+	}
+}
+
+// TestAContinuedConversationWaitsForTheWindow: a conversation with turns
+// to compact (here one continued from a session) asks for the window
+// before its first request, and is compacted before it is sent.
+func TestAContinuedConversationWaitsForTheWindow(t *testing.T) {
+	history := []chat.Message{{Role: chat.RoleSystem, Content: "You are a test."}, chat.UserMessage("read")}
+	for i := range 5 {
+		id := fmt.Sprintf("c%d", i)
+		history = append(history,
+			chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: id, Name: "read", Arguments: `{"n":8000}`}}},
+			chat.Message{Role: chat.RoleTool, ToolCallID: id, Content: output(id, 8000)})
+	}
+	history = append(history, chat.Message{Role: chat.RoleAssistant, Content: "Read them."})
+	var asked atomic.Int32
+	h := newHarness(t, llmtest.NewScript(llmtest.Text("Done.")), func(c *agent.Config) {
+		c.Tools = readTool{}
+		c.History = history
+		withWindow(10000, &asked)(c)
+	})
+	if _, err := h.worker.Run(t.Context(), "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the window was asked for %d times, want once", n)
+	}
+	if stub := toolMessage(t, h.request(t, 0), "c0").Content; !strings.HasPrefix(stub, "[tool output pruned") {
+		t.Errorf("the first request was not compacted: c0's output %.80q", stub)
+	}
+}

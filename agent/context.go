@@ -79,6 +79,13 @@ func (w *Worker) contextSize() int64 {
 	return w.meter.estimate(w.conv, w.fixed)
 }
 
+// windowLookup is a look-up of a model's context window in progress:
+// done is closed once n is its answer.
+type windowLookup struct {
+	done chan struct{}
+	n    int64
+}
+
 // knownWindow is the context window of model if it was looked up, else 0.
 func (w *Worker) knownWindow(model string) int64 {
 	w.mu.Lock()
@@ -87,23 +94,74 @@ func (w *Worker) knownWindow(model string) int64 {
 }
 
 // window returns the context window of model, asking Config.ContextWindow
-// the first time (bounded by windowTimeout); 0 when it is not known. An
-// answer cut short by ctx is not kept.
+// the first time (bounded by windowTimeout), or waiting for the look-up
+// that is asking; 0 when it is not known. An answer cut short by ctx, or
+// by the ctx of the run that started the look-up, is not kept.
 func (w *Worker) window(ctx context.Context, model string) int64 {
-	w.mu.Lock()
-	n, ok := w.windows[model]
-	w.mu.Unlock()
-	if ok || w.cfg.ContextWindow == nil {
+	l, n := w.lookUpWindow(ctx, model)
+	if l == nil {
 		return n
 	}
-	lctx, cancel := context.WithTimeout(ctx, windowTimeout)
-	n = int64(max(w.cfg.ContextWindow(lctx, model), 0))
-	cancel()
-	if ctx.Err() != nil {
-		return n
+	select {
+	case <-l.done:
+		return l.n
+	case <-ctx.Done():
+		return 0
 	}
+}
+
+// lookUpWindow starts the look-up of model's context window beside what
+// the run does, unless its answer is kept (then it returns nil and the
+// answer) or a look-up is under way (then it returns that one). The
+// look-up ends with the run at the latest (awaitWindows).
+func (w *Worker) lookUpWindow(ctx context.Context, model string) (*windowLookup, int64) {
 	w.mu.Lock()
-	w.windows[model] = n
+	defer w.mu.Unlock()
+	if n, ok := w.windows[model]; ok || w.cfg.ContextWindow == nil {
+		return nil, n
+	}
+	if l, ok := w.lookups[model]; ok {
+		return l, 0
+	}
+	l := &windowLookup{done: make(chan struct{})}
+	w.lookups[model] = l
+	go func() {
+		lctx, cancel := context.WithTimeout(ctx, windowTimeout)
+		l.n = int64(max(w.cfg.ContextWindow(lctx, model), 0))
+		cancel()
+		w.mu.Lock()
+		delete(w.lookups, model)
+		if ctx.Err() == nil {
+			w.windows[model] = l.n
+		}
+		w.mu.Unlock()
+		close(l.done)
+	}()
+	return l, 0
+}
+
+// awaitWindows waits for the look-ups under way: a run does not end
+// before the look-ups it started.
+func (w *Worker) awaitWindows() {
+	w.mu.Lock()
+	var pending []*windowLookup
+	for _, l := range w.lookups {
+		pending = append(pending, l)
+	}
 	w.mu.Unlock()
-	return n
+	for _, l := range pending {
+		<-l.done
+	}
+}
+
+// compactable reports whether a compaction could change the conversation
+// now: it holds turns before the latest KeepTurns, whose tool outputs can
+// be pruned or which can be summarized. Until it does, a request need not
+// wait for the model's context window.
+func (w *Worker) compactable() bool {
+	w.mu.Lock()
+	conv := w.conv
+	w.mu.Unlock()
+	head := leadingSystem(conv)
+	return w.cut(conv, head) > head
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -76,21 +77,65 @@ func (c *requestBodies) messages(msgs []chat.Message) ([][]byte, error) {
 		same++
 	}
 	c.msgs, c.enc = c.msgs[:same], c.enc[:same]
-	for i := same; i < len(msgs); i++ {
-		p, err := messageParam(msgs[i])
-		if err != nil {
-			c.msgs, c.enc = c.msgs[:i], c.enc[:i]
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-		e, err := json.Marshal(p)
-		if err != nil {
-			c.msgs, c.enc = c.msgs[:i], c.enc[:i]
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-		c.msgs, c.enc = append(c.msgs, msgs[i]), append(c.enc, e)
+	enc := make([][]byte, len(msgs)-same)
+	if i, err := encodeMessages(msgs[same:], enc); err != nil {
+		c.msgs, c.enc = append(c.msgs, msgs[same:same+i]...), append(c.enc, enc[:i]...)
+		return nil, fmt.Errorf("message %d: %w", same+i, err)
 	}
+	c.msgs, c.enc = append(c.msgs, msgs[same:]...), append(c.enc, enc...)
 	// A copy: the next call may change the cache while this body is built.
 	return slices.Clone(c.enc), nil
+}
+
+// parallelFrom is the number of messages to encode from which the work is
+// shared by the CPUs: the first request of a continued session encodes
+// every message (4,000 of them, 4 MB, for 150 turns of tool calls).
+const parallelFrom = 256
+
+// encodeMessages encodes msgs[i] into enc[i], on every CPU when there are
+// many. On an error it returns the index of the first message that could
+// not be encoded (those before it are encoded).
+func encodeMessages(msgs []chat.Message, enc [][]byte) (int, error) {
+	workers := 1
+	if len(msgs) >= parallelFrom {
+		workers = min(runtime.GOMAXPROCS(0), len(msgs)/(parallelFrom/2))
+	}
+	chunk := (len(msgs) + workers - 1) / workers
+	first := make([]int, workers) // each chunk's first failure, or its end
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(msgs))
+		first[w] = hi
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				e, err := encodeMessage(msgs[i])
+				if err != nil {
+					first[w], errs[w] = i, err
+					return
+				}
+				enc[i] = e
+			}
+		})
+	}
+	wg.Wait()
+	for w, err := range errs {
+		if err != nil {
+			return first[w], err
+		}
+	}
+	return len(msgs), nil
+}
+
+// encodeMessage is a message's encoding as openai-go makes it: its own
+// MarshalJSON, called directly (json.Marshal would check and compact
+// what it returns again: a third of the time).
+func encodeMessage(m chat.Message) ([]byte, error) {
+	p, err := messageParam(m)
+	if err != nil {
+		return nil, err
+	}
+	return p.MarshalJSON()
 }
 
 // sameMessage reports whether a and b are the same message. Every field

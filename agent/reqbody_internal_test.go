@@ -106,6 +106,39 @@ func TestRequestBodiesReportABadMessage(t *testing.T) {
 	}
 }
 
+// TestRequestBodiesOfALongConversation: the first body of a continued
+// session encodes every message, shared out among the CPUs: it is
+// openai-go's body; a bad message in the second half is named by its
+// index, and the messages before it stay encoded.
+func TestRequestBodiesOfALongConversation(t *testing.T) {
+	var c requestBodies
+	req := bodyRequest(200) // 801 messages
+	b, err := c.body(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decoded(t, b, false), wholeBody(t, req); !reflect.DeepEqual(got, want) {
+		t.Errorf("the body of %d messages is not openai-go's", len(req.Messages))
+	}
+	c = requestBodies{}
+	bad := bodyRequest(200)
+	bad.Messages[700].Role = "robot"
+	if _, err := c.body(bad); err == nil || !strings.Contains(err.Error(), "message 700:") {
+		t.Fatalf("error = %v, want one naming message 700", err)
+	}
+	if len(c.enc) != 700 || len(c.msgs) != 700 {
+		t.Errorf("%d encodings kept, want the 700 before the bad message", len(c.enc))
+	}
+	bad.Messages[700].Role = chat.RoleUser
+	b, err = c.body(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decoded(t, b, false), wholeBody(t, bad); !reflect.DeepEqual(got, want) {
+		t.Error("the body after the repair is not openai-go's")
+	}
+}
+
 // TestRequestBodiesConcurrent builds the bodies of two conversations at
 // once through one cache (run with -race): each gets its own messages.
 func TestRequestBodiesConcurrent(t *testing.T) {

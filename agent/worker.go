@@ -175,6 +175,7 @@ type Worker struct {
 	meter   meter
 	fixed   int64
 	windows map[string]int64
+	lookups map[string]*windowLookup // look-ups of windows under way
 	// noImages is set once the model's server refused a request with
 	// images (images.go): images are left out of requests from then on.
 	noImages bool
@@ -274,7 +275,7 @@ func New(cfg Config) *Worker {
 	if cfg.KeepTurns <= 0 {
 		cfg.KeepTurns = DefaultKeepTurns
 	}
-	w := &Worker{cfg: cfg, windows: map[string]int64{}, notes: slices.Clone(cfg.Notes)}
+	w := &Worker{cfg: cfg, windows: map[string]int64{}, lookups: map[string]*windowLookup{}, notes: slices.Clone(cfg.Notes)}
 	w.toolSpecs()
 	switch {
 	case cfg.History != nil:
@@ -330,16 +331,17 @@ func (w *Worker) SetModel(model string) {
 	w.emit(ModelChanged{Model: model})
 }
 
-// Run sends the user's input and runs the turn loop until the model ends
-// its turn, a hook pauses, a budget runs out or the run is aborted.
-func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
+// Run sends the user's input, with the images the user attached (sent
+// as image parts after the text), and runs the turn loop until the model
+// ends its turn, a hook pauses, a budget runs out or the run is aborted.
+func (w *Worker) Run(ctx context.Context, input string, images ...chat.Image) (Outcome, error) {
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
 	}
 	ctx = w.withAgent(ctx)
 	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
 
-	in := hooks.PromptInput{Message: chat.UserMessage(input)}
+	in := hooks.PromptInput{Message: chat.Message{Role: chat.RoleUser, Content: input, Images: slices.Clone(images)}}
 	var by string
 	res := w.run.hooks.RunPromptSubmit(ctx, &in, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
@@ -624,6 +626,7 @@ func (w *Worker) acquire(resume bool) error {
 }
 
 func (w *Worker) release() {
+	w.awaitWindows()
 	w.mu.Lock()
 	w.busy = false
 	w.mu.Unlock()
@@ -723,11 +726,12 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	reply, err := w.stream(ctx, req.Model, send)
 	if err != nil && !noImages && refusedImages(err, send) && ctx.Err() == nil {
 		// Perhaps the model takes no images: ask again without them.
+		refused := err
 		if reply, err = w.stream(ctx, req.Model, withoutImages(send)); err == nil {
 			w.mu.Lock()
 			w.noImages = true
 			w.mu.Unlock()
-			w.emit(Warning{Message: "the model's server refused a request with images and took it without them: from now on the model gets the tools' descriptions of their images, not the images"})
+			w.emit(Warning{Message: imagesRefused(req.Model, refused, send)})
 		}
 	}
 	if err != nil {
@@ -735,7 +739,7 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	}
 	st.usage = st.usage.Add(reply.Usage)
 	used := w.counted(reply.Usage, sent+size([]chat.Message{reply.Message}))
-	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.knownWindow(model)})
+	w.emit(UsageReport{Request: reply.Usage, Total: st.usage, Context: used, Window: w.window(ctx, model)})
 	return reply, nil
 }
 

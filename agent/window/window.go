@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +71,9 @@ func Lookup(ctx context.Context, o Options) Window {
 	if n, ok := o.Configured["*"]; ok && n > 0 {
 		return Window{Tokens: n, Source: "config"}
 	}
+	if w := fromTable(o.Model); w.Known() && silent(o.BaseURL) {
+		return w
+	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -88,6 +92,19 @@ func Lookup(ctx context.Context, o Options) Window {
 		return w
 	}
 	return fromTable(o.Model)
+}
+
+// silent reports whether the endpoint is OpenAI's own API, which says
+// nothing of its models' windows: the table answers for it without the
+// three requests that would learn nothing (another server running a
+// well-known model may run it with another window, as OpenRouter's 1M
+// Claude Sonnet 4: it is asked).
+func silent(baseURL string) bool {
+	if baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && u.Hostname() == "api.openai.com"
 }
 
 // probe asks the server, each way a known server says it.

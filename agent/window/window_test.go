@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -106,6 +107,31 @@ func TestConfigWinsThenServerThenTable(t *testing.T) {
 		t.Errorf("unknown model: %+v", w)
 	}
 }
+
+// TestOpenAIIsNotAsked: OpenAI's API says nothing of its models' windows;
+// the table answers for it at once.
+func TestOpenAIIsNotAsked(t *testing.T) {
+	var asked atomic.Int32
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		asked.Add(1)
+		return nil, errors.New("no network in this test")
+	})}
+	o := Options{Model: "gpt-4.1", BaseURL: "https://api.openai.com/v1", Client: client, CacheFile: filepath.Join(t.TempDir(), "windows.json")}
+	if w := Lookup(context.Background(), o); w.Tokens != 1047576 || !strings.Contains(w.Source, "table") {
+		t.Errorf("Lookup = %+v", w)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("%d requests to OpenAI's API, want none", n)
+	}
+	o.Model = "my-finetune" // not in the table: OpenAI is asked (and says nothing)
+	if w := Lookup(context.Background(), o); w.Known() || asked.Load() == 0 {
+		t.Errorf("Lookup = %+v after %d requests", w, asked.Load())
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestAServerThatSaysNothingFallsBackToTheTable(t *testing.T) {
 	srv, _ := server(t, map[string]string{"GET /v1/models": `{"data":[{"id":"other"}]}`})

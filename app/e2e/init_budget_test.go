@@ -55,3 +55,38 @@ func TestStartUpInitStaysWithinBudget(t *testing.T) {
 			allocs, bytesTotal, initBudgetAllocs, initBudgetBytes, strings.Join(lines, "\n"))
 	}
 }
+
+// TestPrestartInitialisesBeforeTheHeavyLibraries: app/prestart starts the
+// sandbox's probe from its init so that the probe runs while the
+// libraries initialise; that only helps while its init comes before
+// theirs (chroma's lexers and styles, 10 ms and more). Go initialises
+// packages in import-path order as their imports allow, so prestart,
+// whose imports (tools/sandbox) use no regexp, goes before everything
+// that waits for regexp; an import that changes this fails here.
+func TestPrestartInitialisesBeforeTheHeavyLibraries(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(tackleBin, "--version")
+	cmd.Env = []string{"GODEBUG=inittrace=1", "HOME=" + t.TempDir()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tackle --version: %v\n%s", err, stderr.String())
+	}
+	order := map[string]int{}
+	n := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "init" {
+			order[f[1]] = n
+			n++
+		}
+	}
+	pre, ok := order[module+"/app/prestart"]
+	if !ok {
+		t.Fatalf("no init of app/prestart in the trace:\n%s", stderr.String())
+	}
+	for _, heavy := range []string{"github.com/alecthomas/chroma/v2/lexers", "github.com/alecthomas/chroma/v2/styles", "github.com/microcosm-cc/bluemonday"} {
+		if i, ok := order[heavy]; !ok || i < pre {
+			t.Errorf("%s is initialised before app/prestart (or not at all): the probe no longer runs beside it", heavy)
+		}
+	}
+}
