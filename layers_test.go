@@ -17,13 +17,13 @@ import (
 // module must be listed, so that a new one is placed on purpose.
 var importLayers = [][]string{
 	{"tools/chat", "tools/suggest", "tools/child", "tools/child/childtest", "tools/atomicfile", "tools/sandbox"}, // the shared vocabulary and helpers
-	{"tools", "tools/sandbox/sandboxtest"},                                                                 // the tools and the workspace boundary; the sandbox's test helpers
-	{"hooks", "hooks/wire", "tools/mcp", "tools/mcp/mcptest"},                                              // the hook engine and the JSON forms of its inputs; MCP servers as tools
-	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"}, // built-in hooks, runtimes
-	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                            // the Worker and the model client
-	{"agent/session", "agent/subagent", "themes", "app/config", "app/prestart", "tui/internal/markdown"},   // what the front ends and the application use; the task tool
-	{"tui", "tui/headless"}, // the front ends
-	{"app", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"}, // the application; benchmark commands
+	{"tools", "tools/sandbox/sandboxtest"},                                                                              // the tools and the workspace boundary; the sandbox's test helpers
+	{"hooks", "hooks/wire", "tools/mcp", "tools/mcp/mcptest"},                                                           // the hook engine and the JSON forms of its inputs; MCP servers as tools
+	{"hooks/approval", "hooks/checks", "hooks/command", "hooks/process", "hooks/redact", "hooks/hooktest"},              // built-in hooks, runtimes
+	{"agent", "agent/llmtest", "agent/project", "agent/window", "hooks/claude"},                                         // the Worker and the model client
+	{"agent/session", "agent/subagent", "agent/slash", "themes", "app/config", "app/prestart", "tui/internal/markdown"}, // what the front ends and the application use; the task tool; custom slash commands
+	{"tui", "tui/headless", "tui/acp"},                                                                                  // the front ends
+	{"app", "tools/bench/grepcmd", "tools/bench/floor", "tools/bench/libfloor"},                                         // the application; benchmark commands
 	{".", "app/e2e"}, // the tackle command (main.go hands app.Main the process's streams) and the end-to-end tests of the binary
 }
 
@@ -93,7 +93,7 @@ func TestRootIsOnlyMain(t *testing.T) {
 // appOnly are the packages that are the application's, not the library's:
 // only app imports them (agent/, hooks/ and tools/ can be embedded
 // without them). Test files count too.
-var appOnly = []string{"app/config", "tui/headless"}
+var appOnly = []string{"app/config", "tui/headless", "tui/acp"}
 
 func TestApplicationPackagesStayTheApplications(t *testing.T) {
 	t.Parallel()

@@ -57,10 +57,32 @@ func withoutImages(msgs []chat.Message) []chat.Message {
 	for i, m := range out {
 		if n := len(m.Images); n > 0 {
 			out[i].Images = nil
+			if attached(m.Images) {
+				out[i].Content = strings.TrimSpace(m.Content + fmt.Sprintf("\n[%d %s the user attached left out: the model does not take images.]", n, plural(n, "image", "images")))
+				continue
+			}
 			out[i].Content = strings.TrimSpace(m.Content + fmt.Sprintf("\n[%d %s left out: the model does not take images; the tool results describe them.]", n, plural(n, "image", "images")))
 		}
 	}
 	return out
+}
+
+// attached reports whether images are the user's (a file the user
+// attached), not a tool's.
+func attached(images []chat.Image) bool {
+	return slices.ContainsFunc(images, func(img chat.Image) bool { return img.Path != "" })
+}
+
+// imagesRefused is the warning for a model whose server refused a
+// request with images (err) and took it without them: it names the
+// model and says what it gets instead from now on.
+func imagesRefused(model string, err error, msgs []chat.Message) string {
+	user := slices.ContainsFunc(msgs, func(m chat.Message) bool { return attached(m.Images) })
+	what := "the tools' descriptions of their images stand for them"
+	if user {
+		what = "it did not see the images you attached (use a model that accepts images)"
+	}
+	return fmt.Sprintf("the server refused a request with images (%v): the model %s may not accept images. It got the request without them, and gets none from now on: %s", err, model, what)
 }
 
 // refusedImages reports whether err is a server's refusal of a request

@@ -176,3 +176,52 @@ func TestSystemNotes(t *testing.T) {
 		t.Errorf("the conversation's system prompt: %q", got)
 	}
 }
+
+// An image the user attached to a prompt goes in the prompt's message as
+// an image_url part after its text.
+func TestAttachedImagesReachTheModel(t *testing.T) {
+	h := pictureHarness(t, llmtest.NewScript(llmtest.Text("A cat.")))
+	img := chat.Image{MIMEType: "image/png", Data: pngBytes, Path: "/tmp/shot.png", SHA256: "abc"}
+	if _, err := h.worker.Run(context.Background(), "what is this?", img); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.request(t, 0)
+	last := msgs[len(msgs)-1]
+	if last.Role != chat.RoleUser || last.Content != "what is this?" || len(last.Images) != 1 || string(last.Images[0].Data) != string(pngBytes) {
+		t.Errorf("the prompt = %+v", last)
+	}
+	if raw := string(h.srv.Requests()[0].Raw); !strings.Contains(raw, `{"text":"what is this?","type":"text"},{"image_url":{"url":"data:image/png;base64,`) {
+		t.Errorf("the request body: %.400s", raw)
+	}
+}
+
+// A server that refuses the user's image: the warning names the model
+// and says it may not accept images, and the model is asked without it.
+func TestAttachedImagesRefused(t *testing.T) {
+	script := llmtest.NewScript(llmtest.Text("I see no image."))
+	script.NoImages = true
+	h := pictureHarness(t, script)
+	img := chat.Image{MIMEType: "image/png", Data: pngBytes, Path: "/tmp/shot.png", SHA256: "abc"}
+	if _, err := h.worker.Run(context.Background(), "what is this?", img); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; !strings.Contains(last.Content, "what is this?\n[1 image the user attached left out: the model does not take images.]") {
+		t.Errorf("the prompt sent again: %q", last.Content)
+	}
+	var warnings []string
+	h.events.mu.Lock()
+	for _, e := range h.events.all {
+		if w, ok := e.(agent.Warning); ok {
+			warnings = append(warnings, w.Message)
+		}
+	}
+	h.events.mu.Unlock()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "400") || !strings.Contains(warnings[0], "the model "+reqs[0].Model+" may not accept images") ||
+		!strings.Contains(warnings[0], "it did not see the images you attached") {
+		t.Errorf("warnings: %q", warnings)
+	}
+}

@@ -331,16 +331,17 @@ func (w *Worker) SetModel(model string) {
 	w.emit(ModelChanged{Model: model})
 }
 
-// Run sends the user's input and runs the turn loop until the model ends
-// its turn, a hook pauses, a budget runs out or the run is aborted.
-func (w *Worker) Run(ctx context.Context, input string) (Outcome, error) {
+// Run sends the user's input, with the images the user attached (sent
+// as image parts after the text), and runs the turn loop until the model
+// ends its turn, a hook pauses, a budget runs out or the run is aborted.
+func (w *Worker) Run(ctx context.Context, input string, images ...chat.Image) (Outcome, error) {
 	if err := w.acquire(false); err != nil {
 		return Outcome{}, err
 	}
 	ctx = w.withAgent(ctx)
 	w.run = &runState{hooks: w.cfg.Hooks.Snapshot(), budget: hooks.NewRetryBudget(w.cfg.RetryBudget)}
 
-	in := hooks.PromptInput{Message: chat.UserMessage(input)}
+	in := hooks.PromptInput{Message: chat.Message{Role: chat.RoleUser, Content: input, Images: slices.Clone(images)}}
 	var by string
 	res := w.run.hooks.RunPromptSubmit(ctx, &in, w.recorder(&by))
 	if err := ctx.Err(); err != nil {
@@ -725,11 +726,12 @@ func (w *Worker) request(ctx context.Context) (Reply, error) {
 	reply, err := w.stream(ctx, req.Model, send)
 	if err != nil && !noImages && refusedImages(err, send) && ctx.Err() == nil {
 		// Perhaps the model takes no images: ask again without them.
+		refused := err
 		if reply, err = w.stream(ctx, req.Model, withoutImages(send)); err == nil {
 			w.mu.Lock()
 			w.noImages = true
 			w.mu.Unlock()
-			w.emit(Warning{Message: "the model's server refused a request with images and took it without them: from now on the model gets the tools' descriptions of their images, not the images"})
+			w.emit(Warning{Message: imagesRefused(req.Model, refused, send)})
 		}
 	}
 	if err != nil {

@@ -31,9 +31,11 @@ type cli struct {
 	Run          runCmd           `cmd:"" default:"withargs" hidden:"" help:"Talk to the model: interactively, or once with -p or a piped prompt (the default command)."`
 	Permissions  permissionsCmd   `cmd:"" help:"List the allow and deny rules of the user config file, or revoke one."`
 	Hooks        hooksCmd         `cmd:"" help:"List every hook (source, event, matcher, priority, kind, trust), or run one on a payload: tackle hooks test NAME EVENT [payload.json]."`
+	ACP          acpCmd           `cmd:"" name:"acp" help:"Be an editor's agent: speak the Agent Client Protocol on stdin and stdout (Zed, JetBrains IDEs, Neovim, Emacs). Each session is a run in the editor's project directory; tool calls that ask are put to the editor."`
 	Sessions     sessionsCmd      `cmd:"" help:"List the sessions of the workspace, the one used last first: id, last use, turns, how the last run ended, model, first prompt (--output json for JSON)."`
 	Completion   completionCmd    `cmd:"" help:"Print the shell completion script of bash, zsh or fish: eval \"$$(tackle completion bash)\" in ~/.bashrc (zsh: the same in ~/.zshrc), tackle completion fish | source in fish's config."`
 	Prompt       string           `short:"p" placeholder:"PROMPT" help:"Run non-interactively with this prompt and exit. Text piped on stdin is appended to it as context."`
+	Image        []string         `placeholder:"FILE" sep:"none" help:"With a non-interactive prompt: attach the image FILE (PNG, JPEG, GIF or WebP as its bytes say, at most 5 MiB) to it, for a model that accepts images. Repeatable."`
 	Effort       string           `name:"reasoning-effort" env:"TACKLE_REASONING_EFFORT" placeholder:"LEVEL" help:"How hard a reasoning model thinks: minimal, low, medium or high, sent as reasoning_effort (OpenAI, DeepSeek, vLLM, Ollama and others read it). Unset, nothing is sent and the server decides."`
 	ShowReason   bool             `name:"show-reasoning" help:"With -p and text output, print the model's reasoning on stderr as it streams (never on stdout). json and stream-json output always carry it."`
 	Output       string           `short:"o" enum:"text,json,stream-json" default:"text" help:"Output of non-interactive runs: text (the answer on stdout, progress on stderr), json (one object at the end) or stream-json (one JSON event per line)."`
@@ -176,7 +178,7 @@ func usage(opts kong.HelpOptions, kctx *kong.Context) error {
 	}
 	help := buf.String()
 	if rest, ok := strings.CutPrefix(help, "Usage: tackle <command> [flags]\n"); ok {
-		help = "Usage: tackle [flags] [\"first message\"]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n       tackle completion bash|zsh|fish\n" + rest
+		help = "Usage: tackle [flags] [\"first message\"]\n       tackle sessions\n       tackle permissions [list | revoke RULE]\n       tackle hooks [list | test NAME EVENT [PAYLOAD]]\n       tackle completion bash|zsh|fish\n       tackle acp\n" + rest
 	}
 	_, err = io.WriteString(w, help)
 	return err

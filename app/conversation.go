@@ -48,9 +48,15 @@ func (cv *conversation) close() error {
 
 // newConversation starts a new session in store (none when store is nil).
 func (h *harness) newConversation(store *session.Store, warn func(error)) *conversation {
+	return h.newConversationAs(store, "", warn)
+}
+
+// newConversationAs starts a new session in store whose id is id
+// (session.Store.NewID), a new one when id is "".
+func (h *harness) newConversationAs(store *session.Store, id string, warn func(error)) *conversation {
 	cv := &conversation{model: h.st.Model}
 	if store != nil {
-		cv.rec = store.Recorder(session.Header{Tackle: version, Workspace: h.root, Model: h.st.Model}, warn)
+		cv.rec = store.Recorder(session.Header{ID: id, Tackle: version, Workspace: h.root, Model: h.st.Model}, warn)
 		cv.rec.SetRedact(h.redactor.Redact)
 	}
 	h.toolbox.SetFiles(nil) // the model of a new conversation has seen no file

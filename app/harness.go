@@ -94,7 +94,16 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	h.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return h.policy.ReadAllowed(rel) }),
 		tools.WithEnv(stdio.Env), tools.WithEnvAllow(st.User.EnvAllow), tools.WithCheckpoints(h.checkpoints),
-		tools.WithFileObserver(h.recordFile), tools.WithSandbox(h.sandbox.sb))
+		tools.WithFileObserver(h.recordFile), tools.WithSandbox(h.sandbox.sb),
+		// fetch runs outside the sandbox under its own address rules
+		// (approval/domain.go): a configured rule naming a host opens
+		// its private address, and a redirect to another host is
+		// followed only where the policy would not ask.
+		tools.WithFetch(tools.FetchConfig{
+			Named:     func(host string) bool { return h.policy.NamesHost(host) },
+			Follow:    func(u string) bool { return h.policy.FollowsRedirect(u) },
+			UserAgent: "tackle/" + version,
+		}))
 	if state, err := config.StateDir(stdio.Env.get); err == nil {
 		h.journal = tools.NewTempJournal(filepath.Join(state, "pending-writes"))
 		ws.UseTempJournal(h.journal)

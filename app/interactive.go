@@ -59,6 +59,8 @@ func runInteractive(ctx context.Context, st Settings, stdio Streams, res *resume
 		Prompt:       first,
 		ContextParts: h.contextParts,
 		ContextLive:  h.liveParts,
+		Commands:     customCommands(st, stdio.Env, h.root, tui.Builtin, func(w string) { bridge.Send(agent.Warning{Message: w}) }),
+		TurnRules:    h.policy,
 	}
 	if u.store != nil {
 		opts.Sessions = u

@@ -9,6 +9,10 @@ import (
 	"strings"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/slash"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tui"
 	"github.com/tackle-dev/tackle/tui/headless"
 )
 
@@ -16,7 +20,21 @@ import (
 // what stdin holds), or answer the pause of the session it goes on with.
 type pipedRun struct {
 	prompt  string        // -p
+	images  []string      // --image
 	answers *pauseAnswers // --approve, --deny CALL_ID; nil when none
+}
+
+// readImages reads the images --image names.
+func readImages(paths []string) ([]chat.Image, error) {
+	var out []chat.Image
+	for _, p := range paths {
+		img, err := tools.ReadImage(p)
+		if err != nil {
+			return nil, usagef("--image %s: %w", p, err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }
 
 // runPiped runs one prompt without a UI, or answers a saved pause
@@ -27,17 +45,46 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 		return usagef("--on-pause save: no state directory to save the session in (set HOME or XDG_STATE_HOME)")
 	}
 	var prompt string
+	var images []chat.Image
+	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
+	// A custom command the prompt names (tackle -p "/review focus"):
+	// its prompt with the arguments, its model and its allowed-tools.
+	var custom *slash.Command
 	if run.answers == nil {
-		p, err := readPrompt(run.prompt, stdio)
+		root, err := absWorkspace(st.Workspace)
+		if err != nil {
+			return err
+		}
+		expand := func(text string) string {
+			if !strings.HasPrefix(strings.TrimSpace(text), "/") {
+				return text // no command: the directories are not read
+			}
+			cmds := customCommands(st, stdio.Env, root, tui.Builtin, func(w string) { printer.Event(agent.Warning{Message: w}) })
+			c, args, ok := slash.Find(cmds, text)
+			if !ok {
+				return text
+			}
+			custom = &c
+			return c.Expand(args)
+		}
+		p, err := readPrompt(run.prompt, stdio, expand)
 		if err != nil {
 			return err
 		}
 		prompt = p
+		if images, err = readImages(run.images); err != nil {
+			return err
+		}
+		if custom != nil && custom.Model != "" {
+			st.Model = custom.Model
+		}
 	}
-	printer := headless.NewPrinter(headless.Format(st.Output), stdio.Out, stdio.Err)
 	h, err := newHarness(ctx, st, stdio, printer.Event)
 	if err != nil {
 		return err
+	}
+	if custom != nil {
+		h.policy.SetTurnRules("/"+custom.Name, custom.Allowed)
 	}
 	atExit(h.kill) // a second interrupt leaves no hook or MCP server running
 	defer h.Close()
@@ -55,7 +102,7 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 	// and codex exec: wait for them (each at most its startup_timeout).
 	h.mcp.waitStarted(ctx)
 	answers := headless.Answers{Yes: st.Yes, HeldBack: h.policy.HeldBack, Summarize: h.toolbox.Summary, Save: st.OnPause == "save"}
-	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, run.answers, answers, stdio.Err)
+	result, err := drivePiped(ctx, h, cv, printer.Event, prompt, images, run.answers, answers, stdio.Err)
 	h.mcp.close(printer.Event) // their last warnings come before the result
 	h.servers.Close()
 	// The session is complete on disk, and free, before stdout names it:
@@ -77,13 +124,13 @@ func runPiped(ctx context.Context, st Settings, stdio Streams, run pipedRun, res
 // drivePiped runs the Worker on cv: it answers cv's pause with answers,
 // or sends prompt (refused while cv waits for answers); a answers the
 // pauses of the run.
-func drivePiped(ctx context.Context, h *harness, cv *conversation, emit func(agent.Event), prompt string, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
+func drivePiped(ctx context.Context, h *harness, cv *conversation, emit func(agent.Event), prompt string, images []chat.Image, answers *pauseAnswers, a headless.Answers, stderr io.Writer) (headless.Result, error) {
 	w := h.worker(cv, emit)
 	if answers == nil {
 		if err := cv.pausedCalls(); err != nil {
 			return headless.Result{}, err
 		}
-		return headless.Drive(ctx, w, prompt, a, stderr), nil
+		return headless.Drive(ctx, w, prompt, images, a, stderr), nil
 	}
 	if _, err := cv.restore(w); err != nil {
 		return headless.Result{}, err
@@ -142,7 +189,7 @@ const maxStdin = 8 << 20
 
 // readPrompt builds the prompt from -p and stdin: stdin alone is the
 // prompt; with -p it is appended as context.
-func readPrompt(flag string, stdio Streams) (string, error) {
+func readPrompt(flag string, stdio Streams, expand func(string) string) (string, error) {
 	var piped string
 	if !stdio.InTTY && stdio.In != nil && (flag == "" || readableStdin(stdio.In)) {
 		b, err := io.ReadAll(io.LimitReader(stdio.In, maxStdin+1))
@@ -156,11 +203,11 @@ func readPrompt(flag string, stdio Streams) (string, error) {
 	}
 	switch {
 	case flag != "" && piped != "":
-		return flag + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
+		return expand(flag) + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
 	case flag != "":
-		return flag, nil
+		return expand(flag), nil
 	case piped != "":
-		return piped, nil
+		return expand(piped), nil
 	default:
 		return "", usagef("no prompt: pass -p \"...\" or pipe a prompt on stdin")
 	}

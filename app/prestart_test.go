@@ -27,9 +27,9 @@ func TestPrestartReadsTheCommandLineRight(t *testing.T) {
 		}
 	}
 	slices.Sort(subs)
-	want := slices.Sorted(slices.Values(prestart.Subcommands))
+	want := slices.Sorted(slices.Values(slices.Concat(prestart.Subcommands, prestart.Runs)))
 	if !slices.Equal(subs, want) {
-		t.Errorf("the subcommands are %q, prestart.Subcommands %q", subs, want)
+		t.Errorf("the subcommands are %q, prestart.Subcommands and Runs %q", subs, want)
 	}
 	flags := map[string]*kong.Flag{}
 	for _, f := range parser.Model.Flags {

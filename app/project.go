@@ -1,7 +1,8 @@
 package app
 
 // The project layer: a project's .tackle/config.json, its MCP servers
-// (.mcp.json), its custom agents (.tackle/agents/*.md, .claude/agents/*.md)
+// (.mcp.json), its custom agents (.tackle/agents/*.md, .claude/agents/*.md),
+// its custom slash commands (.tackle/commands/, .claude/commands/)
 // and the hooks and permissions of its Claude Code settings
 // (.claude/settings.json, .claude/settings.local.json) can run code or
 // change what runs without asking, so each is used only after the user trusted its current
@@ -22,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackle-dev/tackle/agent/slash"
 	"github.com/tackle-dev/tackle/agent/subagent"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
@@ -42,6 +44,11 @@ type projectLayer struct {
 	// agents are the custom agents of the trusted .tackle/agents/*.md
 	// and .claude/agents/*.md files, the latter's first.
 	agents []subagent.Def
+	// commands are the custom slash commands of the trusted
+	// .claude/commands/ and .tackle/commands/ files, in that order;
+	// commandErrs why the others were left out.
+	commands    []slash.Command
+	commandErrs []error
 }
 
 // projectFile is one file of the project that can run code.
@@ -50,6 +57,16 @@ type projectFile struct {
 	contents []byte
 	// shows is what the trust question shows: what the file would run.
 	shows string
+	// cmd is set for a custom slash command's file.
+	cmd *projectCommand
+}
+
+// projectCommand is what a command file's path says: its command's name
+// and the file's format, and where Claude Code's path rules start.
+type projectCommand struct {
+	name       string
+	format     slash.Format
+	root, home string
 }
 
 // projectFiles are the workspace's files that can run code or change what
@@ -113,6 +130,17 @@ func projectFiles(root, home string) ([]projectFile, error) {
 		}
 		files = append(files, projectFile{path: p, contents: b, shows: "{\n" + strings.Join(parts, ",\n") + "\n}\n"})
 	}
+	for _, d := range projectCommandDirs(root, home) {
+		cmds, _ := slash.Files(d.Path)
+		for _, c := range cmds {
+			b, err := slash.Read(c.Path)
+			if err != nil {
+				return nil, fmt.Errorf("project config: %w", err)
+			}
+			files = append(files, projectFile{path: c.Path, contents: b, shows: string(b),
+				cmd: &projectCommand{name: c.Name, format: d.Format, root: root, home: home}})
+		}
+	}
 	for _, d := range projectAgentDirs(root, home) {
 		paths, _ := filepath.Glob(filepath.Join(d.Path, "*.md"))
 		slices.Sort(paths)
@@ -140,6 +168,19 @@ func projectAgentDirs(root, home string) []subagent.Dir {
 		dirs = nil
 	}
 	return append(dirs, subagent.Dir{Path: filepath.Join(root, ".tackle", "agents"), Format: subagent.Tackle})
+}
+
+// projectCommandDirs are the project's directories of custom slash
+// commands: Claude Code's, then tackle's (which win for a name both
+// have). A command's prompt and allowed-tools change what runs, so each
+// file is trusted like a config. The user's own ~/.claude/commands is
+// not the project's, even when the workspace is the home directory.
+func projectCommandDirs(root, home string) []slash.Dir {
+	dirs := []slash.Dir{{Path: filepath.Join(root, ".claude", "commands"), Format: slash.Claude, Scope: "project"}}
+	if home != "" && dirs[0].Path == filepath.Join(home, ".claude", "commands") {
+		dirs = nil
+	}
+	return append(dirs, slash.Dir{Path: filepath.Join(root, ".tackle", "commands"), Format: slash.Tackle, Scope: "project"})
 }
 
 // agentFormat is the format of a project's agent file, and whether path
@@ -240,6 +281,18 @@ func usageErr(err error) error {
 
 // add takes a trusted file into the project layer.
 func (p *projectLayer) add(f projectFile) error {
+	if c := f.cmd; c != nil {
+		cmd, err := slash.Parse(f.path, c.name, f.contents, c.format, c.root, c.home)
+		if err != nil {
+			// A command file that does not parse is left out with a
+			// warning (customCommands), not a reason to stop.
+			p.commandErrs = append(p.commandErrs, err)
+			return nil
+		}
+		cmd.Scope = "project"
+		p.commands = append(p.commands, cmd)
+		return nil
+	}
 	if format, ok := agentFormat(f.path); ok {
 		def, err := subagent.Parse(f.path, f.contents, format)
 		if err != nil {
@@ -329,6 +382,17 @@ func projectOnly(cfg config.Config) error {
 	}
 	if len(cfg.EnvAllow) > 0 {
 		fields = append(fields, "env_allow")
+	}
+	// Read from the user's config alone: a project setting them was
+	// ignored without a word.
+	if len(cfg.Keys) > 0 {
+		fields = append(fields, "keys")
+	}
+	if len(cfg.Prices) > 0 {
+		fields = append(fields, "prices")
+	}
+	if len(cfg.ContextWindow) > 0 || cfg.CompactThreshold != 0 || cfg.CompactKeepTurns != 0 {
+		fields = append(fields, "context_window, compact_threshold, compact_keep_turns")
 	}
 	if len(fields) > 0 {
 		return fmt.Errorf("config %s: a project config cannot set %s; set it in your user config", cfg.Path, strings.Join(fields, ", "))

@@ -64,6 +64,12 @@ func TestProjectConfigRefusesUserOnlyFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "claude_hooks.user") || !strings.Contains(err.Error(), "checks") {
 		t.Errorf("got %v", err)
 	}
+	// Settings read from the user's config alone were ignored in a
+	// project's without a word.
+	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"keys": {"quit": ["ctrl+q"]}, "prices": {"m": {"input": 1, "output": 2}}, "context_window": 8000}`)})
+	if err == nil || !strings.Contains(err.Error(), "keys, prices, context_window") {
+		t.Errorf("keys, prices, context_window: got %v", err)
+	}
 	// A hook server from a repository would start a process for the
 	// session: not from a project config (yet), trusted or not.
 	err = p.add(projectFile{path: "/p/.tackle/config.json", contents: []byte(`{"hook_servers": [{"name": "s", "command": ["./s"]}]}`)})
@@ -129,5 +135,40 @@ func TestProjectAgentsNeedTrust(t *testing.T) {
 	p, err = openProject(root, false, env, nil, &stderr)
 	if err != nil || len(p.agents) != 1 || p.agents[0].Name != "finder" {
 		t.Errorf("changed: %+v %v\n%s", p.agents, err, stderr.String())
+	}
+}
+
+// A project's command files are trusted one by one like its agents; a
+// file that does not parse is left out with a warning, not a reason to
+// stop; a change asks again; the user's own ~/.claude/commands is not
+// the project's.
+func TestProjectCommandsNeedTrust(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".tackle/commands/ship.md":            "---\nallowed-tools: bash(git push *)\n---\nShip $1.\n",
+		".claude/commands/frontend/button.md": "---\nallowed-tools: Bash(npm test:*)\n---\nMake a button.\n",
+		".tackle/commands/Bad Name.md":        "x",
+	})
+	if files, _ := projectFiles(root, root); len(files) != 2 {
+		t.Errorf("the user's own ~/.claude/commands counted as the project's: %d files", len(files))
+	}
+	env := environ{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	var stderr strings.Builder
+	p, err := openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.commands) != 0 || !strings.Contains(stderr.String(), "not using "+filepath.Join(root, ".tackle", "commands", "ship.md")) {
+		t.Fatalf("untrusted: %+v %v\n%s", p.commands, err, stderr.String())
+	}
+	p, err = openProject(root, true, env, nil, &stderr)
+	if err != nil || len(p.commands) != 2 || len(p.commandErrs) != 1 {
+		t.Fatalf("trusted: %+v %v %v", p.commands, p.commandErrs, err)
+	}
+	if c := p.commands[0]; c.Name != "frontend:button" || c.Allowed[0].String() != "bash(npm test *)" || c.Scope != "project" {
+		t.Errorf("the Claude Code command: %+v", c)
+	}
+	writeFiles(t, root, map[string]string{".tackle/commands/ship.md": "---\nallowed-tools: bash(git push --force *)\n---\nShip $1.\n"})
+	stderr.Reset()
+	p, err = openProject(root, false, env, nil, &stderr)
+	if err != nil || len(p.commands) != 1 || p.commands[0].Name != "frontend:button" {
+		t.Errorf("changed: %+v %v\n%s", p.commands, err, stderr.String())
 	}
 }

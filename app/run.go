@@ -38,6 +38,9 @@ func (r runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Confi
 		return err
 	}
 	interactive := c.Prompt == "" && stdio.InTTY && answers == nil
+	if len(c.Image) > 0 && (interactive || answers != nil) {
+		return usagef("--image attaches an image to a prompt given with -p or on stdin (in the interactive UI, type @FILE)")
+	}
 	var ask askTrust
 	if interactive {
 		ask = terminalTrust(stdio.In, stdio.Err)
@@ -60,7 +63,7 @@ func (r runCmd) Run(kctx *kong.Context, c *cli, stdio Streams, user config.Confi
 	if pick {
 		return usagef("--resume without an ID lists the sessions in the interactive UI; here give the ID ('tackle sessions' lists them)")
 	}
-	return runPiped(ctx, st, stdio, pipedRun{prompt: cmp.Or(c.Prompt, first), answers: answers}, res, atExit)
+	return runPiped(ctx, st, stdio, pipedRun{prompt: cmp.Or(c.Prompt, first), images: c.Image, answers: answers}, res, atExit)
 }
 
 // absWorkspace is the workspace root dir made absolute.

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tackle-dev/tackle/agent/subagent"
 	"github.com/tackle-dev/tackle/tools"
 )
 
@@ -16,8 +18,12 @@ func TestSubagentToolNames(t *testing.T) {
 	}
 	defer ws.Close()
 	reg := tools.NewRegistry(ws)
-	if err := checkSubagentTools([]string{"read_file", "bash", "todo", "mcp__git__status"}, reg); err != nil {
+	if err := checkSubagentTools([]string{"read_file", "bash", "todo", "fetch", "mcp__git__status"}, reg); err != nil {
 		t.Errorf("good names: %v", err)
+	}
+	// fetch reaches other machines: a subagent has it only when named.
+	if slices.Contains(subagent.DefaultTools, tools.Fetch) {
+		t.Errorf("the general agent's default tools include fetch: %v", subagent.DefaultTools)
 	}
 	err = checkSubagentTools([]string{"read_file", "task", "Read"}, reg)
 	if err == nil || !strings.HasPrefix(err.Error(), "task, Read: not a tool a subagent can have") || strings.Contains(err.Error(), "tackle's are bash, edit_file, glob, grep, list_dir, read_file, task") {

@@ -40,6 +40,7 @@ type options struct {
 	checkpoints  *Checkpoints
 	observeFiles func(FileStamp)
 	sandbox      *Sandbox
+	fetch        FetchConfig
 }
 
 // Option configures a Registry.
@@ -113,7 +114,8 @@ func failDenied(rel string) Result {
 
 // NewRegistry returns a registry holding the built-in tools (read_file,
 // write_file, edit_file, list_dir, glob, grep, bash, all confined to ws,
-// and todo, the visible plan). The task tool, which starts subagents, is
+// todo, the visible plan, and fetch, which reads web pages under its own
+// address rules: WithFetch). The task tool, which starts subagents, is
 // added by whoever can run them (NewTask).
 func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 	o := options{bash: bashConfig{
@@ -135,6 +137,7 @@ func NewRegistry(ws *Workspace, opts ...Option) *Registry {
 		grepTool{ws: ws, readable: o.readable}.tool(),
 		bashTool{dir: ws.Dir(), cfg: o.bash, sandbox: o.sandbox}.tool(),
 		todoTool{}.tool(),
+		fetchTool{cfg: o.fetch}.tool(),
 	} {
 		if err := r.Add(t); err != nil {
 			panic(err) // the built-in names are distinct
@@ -300,6 +303,10 @@ type CallInfo struct {
 	// Server is the server of a remote tool (an MCP server's), "" for
 	// tackle's own.
 	Server string
+	// Host is the host a network tool's call reaches, as rules see it
+	// (HostArgs: fetch's FetchURL); "" when the tool reaches none or
+	// will refuse the call.
+	Host string
 }
 
 // Acknowledge records the current content of path as known to the model,
@@ -335,6 +342,9 @@ func (r *Registry) Inspect(call chat.ToolCall) (CallInfo, error) {
 	}
 	if b, ok := args.(BashArgs); ok {
 		info.Command = b.Command
+	}
+	if h, ok := args.(HostArgs); ok {
+		info.Host = h.Host()
 	}
 	return info, err
 }

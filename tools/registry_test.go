@@ -11,7 +11,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	r, _ := newTestRegistry(t)
-	want := []string{"bash", "edit_file", "glob", "grep", "list_dir", "read_file", "todo", "write_file"}
+	want := []string{"bash", "edit_file", "fetch", "glob", "grep", "list_dir", "read_file", "todo", "write_file"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
@@ -23,7 +23,7 @@ func TestRegistry(t *testing.T) {
 	}
 	kinds := map[string]Kind{
 		ReadFile: KindRead, ListDir: KindRead, Glob: KindRead, Grep: KindRead,
-		WriteFile: KindEdit, EditFile: KindEdit, Bash: KindExec, Todo: KindRead,
+		WriteFile: KindEdit, EditFile: KindEdit, Bash: KindExec, Todo: KindRead, Fetch: KindNetwork,
 	}
 	for _, name := range want {
 		tool, ok := r.Lookup(name)
@@ -33,7 +33,7 @@ func TestRegistry(t *testing.T) {
 	}
 
 	res := call(t, r, "nope", `{}`)
-	if res.Status != chat.StatusError || res.Content != "Unknown tool \"nope\". The available tools are: bash, edit_file, glob, grep, list_dir, read_file, todo, write_file." {
+	if res.Status != chat.StatusError || res.Content != "Unknown tool \"nope\". The available tools are: bash, edit_file, fetch, glob, grep, list_dir, read_file, todo, write_file." {
 		t.Errorf("unknown tool: %+v", res)
 	}
 

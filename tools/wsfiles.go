@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Files lists the workspace's files (not directories), workspace-relative
@@ -52,11 +55,15 @@ type Mention struct {
 	// bytes were left out.
 	Text string
 	Cut  int64
+	// Image is the file when its bytes are an image (SniffImage), for
+	// the message's image parts; Text is then empty.
+	Image *chat.Image
 }
 
 // ReadMention reads the file path names for a message: inside the
 // workspace only (links resolved, none leading out), a regular text file,
-// its first MaxMention bytes. allowed, when not nil, gets the resolved
+// its first MaxMention bytes, or an image (its bytes say so, whatever
+// its name), whole up to MaxImageBytes. allowed, when not nil, gets the resolved
 // path and returns why the file may not be attached ("" when it may).
 func (w *Workspace) ReadMention(path string, allowed func(rel string) string) (Mention, error) {
 	rel, err := w.Resolve(path)
@@ -77,6 +84,14 @@ func (w *Workspace) ReadMention(path string, allowed func(rel string) string) (M
 	data, err := io.ReadAll(io.LimitReader(f, MaxMention))
 	if err != nil {
 		return m, err
+	}
+	if SniffImage(data) != "" {
+		img, err := readImage(io.MultiReader(bytes.NewReader(data), f), filepath.Join(w.Dir(), filepath.FromSlash(m.Path)))
+		if err != nil {
+			return m, err
+		}
+		m.Image = &img
+		return m, nil
 	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data[:validPrefix(data)]) {
 		return m, fmt.Errorf("%s looks like a binary file", m.Path)

@@ -18,14 +18,18 @@ import (
 // startTurn shows the user's message and runs a turn with it (and the
 // files and MCP resources it mentions, the resources read in a Cmd
 // first).
-func (m *Model) startTurn(text string) tea.Cmd {
-	m.showPrompt(text)
-	message := m.attachMentions(text)
+func (m *Model) startTurn(text string) tea.Cmd { return m.startTurnAs(text, text) }
+
+// startTurnAs is startTurn showing shown (what the user typed) for text
+// (what the model gets: a custom command's prompt).
+func (m *Model) startTurnAs(shown, text string) tea.Cmd {
+	m.showPrompt(shown)
+	message, images := m.attachMentions(text)
 	ctx := m.beginRun()
 	if refs := m.resourceMentions(text); len(refs) > 0 {
-		return readResources(ctx, m.opts.MCP, m.runs, refs, message)
+		return readResources(ctx, m.opts.MCP, m.runs, refs, message, images)
 	}
-	return runAgent(ctx, m.agent, m.bridge, m.runs, message)
+	return runAgent(ctx, m.agent, m.bridge, m.runs, message, images)
 }
 
 // startCommand runs "!cmd": the command through the bash tool and the
@@ -301,6 +305,9 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 		m.cancel = nil
 	}
 	m.dropChildDialogs() // their subagents ended with the run
+	if msg.err != nil || msg.outcome.Status != agent.StatusPaused {
+		m.endCustom() // a custom command's turn ended: its rules and model go
+	}
 	if m.streaming != nil {
 		m.streaming.finish()
 		m.streaming = nil

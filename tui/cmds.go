@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // This file holds every Cmd that does I/O or waits: each is a named
@@ -21,9 +22,9 @@ type runDoneMsg struct {
 	events  uint64
 }
 
-// runAgent runs a turn with the user's input.
-func runAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, input string) tea.Cmd {
-	return runOn(b, runs, func() (agent.Outcome, error) { return a.Run(ctx, input) })
+// runAgent runs a turn with the user's input and the images it attaches.
+func runAgent(ctx context.Context, a Agent, b *Bridge, runs *sync.WaitGroup, input string, images []chat.Image) tea.Cmd {
+	return runOn(b, runs, func() (agent.Outcome, error) { return a.Run(ctx, input, images...) })
 }
 
 // runCommand runs a shell command the user typed (!cmd) through the agent.

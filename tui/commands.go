@@ -10,6 +10,7 @@ import (
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools/chat"
+	"github.com/tackle-dev/tackle/tools/mcp"
 )
 
 // slashCommand is one slash command: the table below is the one place a
@@ -90,6 +91,21 @@ func slashCommands() []slashCommand {
 	}
 }
 
+// Builtin reports whether /name is one of the UI's own commands (or an
+// alias, or an MCP server's prompt): a custom command of that name is
+// not used.
+func Builtin(name string) bool {
+	if strings.HasPrefix(name, mcp.Prefix) {
+		return true
+	}
+	for _, c := range slashCommands() {
+		if c.name == name || slices.Contains(c.aliases, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseCommand reads "/name arg". A first word with another slash in it
 // ("/etc/hosts is broken") is a message, not a command.
 func parseCommand(text string) (name, arg string, ok bool) {
@@ -111,6 +127,9 @@ func (m *Model) command(name, arg string) tea.Cmd {
 		if c.name == name || slices.Contains(c.aliases, name) {
 			return c.run(m, arg)
 		}
+	}
+	if c, ok := m.findCustom(name); ok {
+		return m.runCustom(c, arg)
 	}
 	if server, p, ok := m.findPrompt(name); ok {
 		return m.runPrompt(server, p, arg)

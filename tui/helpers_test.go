@@ -84,7 +84,7 @@ func (f *fakeAgent) previewed(pending []agent.PendingCall) []agent.PendingCall {
 	return out
 }
 
-func (f *fakeAgent) Run(ctx context.Context, input string) (agent.Outcome, error) {
+func (f *fakeAgent) Run(ctx context.Context, input string, images ...chat.Image) (agent.Outcome, error) {
 	f.mu.Lock()
 	f.runs = append(f.runs, input)
 	f.mu.Unlock()

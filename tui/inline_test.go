@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -159,12 +161,12 @@ func TestInlineHeldChunksWaitForThePrint(t *testing.T) {
 	}
 }
 
-// TestInlineFrameShrinksFromItsTop: a shorter frame is first drawn as
-// tall as the one before with the cursor at its top-left (Bubble Tea
-// moves up to a shrunk frame's top from the cursor's row cut to the new
-// height, leaving the old frame's top rows behind); it shrinks once the
-// terminal answered two cursor position requests.
-func TestInlineFrameShrinksFromItsTop(t *testing.T) {
+// TestInlineFrameShrinksAtOnce: a shorter frame is drawn at once, the
+// cursor at its top-left, where the renderer starts the redraw (it used to
+// wait, drawn as tall as before, for two cursor position answers: from a
+// cursor on the editor's row the renderer moved up by the shorter frame's
+// rows and left the old frame's top rows behind).
+func TestInlineFrameShrinksAtOnce(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.Inline = true })
 	h.typeText("go").keys("enter")
 	h.events(agent.TextDelta{Text: "one\n\ntwo\n\nthree\n\nfour"})
@@ -172,18 +174,158 @@ func TestInlineFrameShrinksFromItsTop(t *testing.T) {
 	h.hold = true
 	h.events(agent.AssistantMessage{Message: chat.Message{Content: "one\n\ntwo\n\nthree\n\nfour"}})
 	v := h.m.View()
-	if got := strings.Count(v.Content, "\n") + 1; got != tall {
-		t.Errorf("the frame went from %d to %d rows at once", tall, got)
+	if got := strings.Count(v.Content, "\n") + 1; got >= tall {
+		t.Errorf("the frame is %d rows once the answer was printed, want fewer than %d", got, tall)
 	}
 	if v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
-		t.Errorf("the cursor is at %+v while the frame waits to shrink, want the top-left", v.Cursor)
+		t.Errorf("the cursor is at %+v, want the frame's top-left", v.Cursor)
 	}
-	h.send(tea.CursorPositionMsg{})
-	if got := strings.Count(h.m.View().Content, "\n") + 1; got != tall {
-		t.Errorf("the frame shrank after one answer (%d rows)", got)
+}
+
+// TestInlineFirstPrintWaitsForTwoAnswers: nothing is printed before the
+// terminal answered two cursor position requests, the second asked after
+// the first answer (the first can overtake the frame written with it);
+// until then the frame is one blank row, the terminal's cursor hidden.
+func TestInlineFirstPrintWaitsForTwoAnswers(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true; o.About.Version = "v1" })
+	m := New(h.m.opts)
+	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	asks := func(cmd tea.Cmd) (requests, prints int) {
+		var walk func(tea.Cmd)
+		walk = func(c tea.Cmd) {
+			if c == nil {
+				return
+			}
+			switch msg := c().(type) {
+			case tea.BatchMsg:
+				for _, c := range msg {
+					walk(c)
+				}
+			default:
+				if isSequence(msg) {
+					prints++
+				} else if reflect.TypeOf(msg) != nil && reflect.TypeOf(msg).Name() == "requestCursorPosMsg" {
+					requests++
+				}
+			}
+		}
+		walk(cmd)
+		return requests, prints
 	}
-	h.send(tea.CursorPositionMsg{})
-	if got := strings.Count(h.m.View().Content, "\n") + 1; got >= tall {
-		t.Errorf("the frame is %d rows after both answers, want fewer than %d", got, tall)
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if r, p := asks(cmd); r != 1 || p != 0 {
+		t.Fatalf("the first frame asked %d times and printed %d chunks, want 1 and 0", r, p)
+	}
+	if v := m.View(); strings.TrimSpace(v.Content) != "" || v.Cursor != nil {
+		t.Errorf("before the first print the frame is %q with the cursor %+v, want a blank row and none", v.Content, v.Cursor)
+	}
+	_, cmd = m.Update(tea.CursorPositionMsg{})
+	if r, p := asks(cmd); r != 1 || p != 0 {
+		t.Fatalf("after the first answer: asked %d times and printed %d chunks, want 1 and 0", r, p)
+	}
+	_, cmd = m.Update(tea.CursorPositionMsg{})
+	if r, p := asks(cmd); r != 0 || p != 1 {
+		t.Fatalf("after the second answer: asked %d times and printed %d chunks, want 0 and 1 (the welcome)", r, p)
+	}
+	if v := m.View(); v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("once printing began the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+}
+
+// TestInlineCursorRestsAtTheFrameTop: in inline mode the terminal's
+// cursor is at the frame's top-left, whatever the editor's cursor and with
+// a dialog open (a terminal that reflows the screen keeps the cursor on
+// its character, so the frame's top moves with it, and the redraw finds
+// it); the editor draws its cursor as text, in reverse video. Full-screen
+// mode keeps the terminal's cursor in the editor.
+func TestInlineCursorRestsAtTheFrameTop(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("hello").keys("enter")
+	h.events(agent.TextDelta{Text: "a live answer, its rows above the editor"})
+	h.typeText("draft")
+	v := h.m.View()
+	if v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+	rows := strings.Split(v.Content, "\n")
+	editor := -1
+	for i, r := range rows {
+		if strings.HasPrefix(ansi.Strip(r), "› draft") {
+			editor = i
+		}
+	}
+	if editor < 1 {
+		t.Fatalf("no editor row below the live answer:\n%s", ansi.Strip(v.Content))
+	}
+	if !strings.Contains(rows[editor], "\x1b[7m") {
+		t.Errorf("the editor's row draws no cursor in reverse video: %q", rows[editor])
+	}
+
+	d := newHarness(t, func(o *Options) { o.Inline = true })
+	d.agent.outcomes = []fakeOutcome{paused(bashCall("c1", "make"))}
+	d.typeText("build it").keys("enter")
+	if len(d.m.dialogs) != 1 {
+		t.Fatalf("no approval dialog after a pause:\n%s", d.screen())
+	}
+	if v := d.m.View(); v.Cursor == nil || v.Cursor.X != 0 || v.Cursor.Y != 0 {
+		t.Errorf("with a dialog open the cursor is at %+v, want the frame's top-left", v.Cursor)
+	}
+
+	full := newHarness(t)
+	full.typeText("draft")
+	v = full.m.View()
+	if v.Cursor == nil || v.Cursor.Y == 0 || v.Cursor.X != ansi.StringWidth("› draft") {
+		t.Errorf("full-screen, the cursor is at %+v, want after the draft in the editor", v.Cursor)
+	}
+	if strings.Contains(v.Content, "\x1b[7m") {
+		t.Error("full-screen, the editor draws a cursor of its own too")
+	}
+}
+
+// TestInlineOutputKeepsTheFrameModes: every write of the program ends, in
+// the same write, with the cursor hidden and the line wrap off (a frame
+// drawn for a wider terminal than it reaches keeps its rows), its erases
+// below start right of the cursor after erasing the cursor's row; the output
+// is still a terminal to Bubble Tea when the terminal was one; a chunk of
+// lines printed above the frame turns the wrap on for itself.
+func TestInlineOutputKeepsTheFrameModes(t *testing.T) {
+	var b strings.Builder
+	out := inlineOutput(&b)
+	frame := "\r" + ansi.EraseScreenBelow + "rule\r\nstatus\r" + ansi.CursorUp(1)
+	if n, err := out.Write([]byte(frame)); n != len(frame) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	// The erase below leaves the cursor's column to the right of the
+	// cursor: tmux takes an erase below at the screen's top-left for
+	// clearing the screen, and scrolls the screen into its history.
+	erase := ansi.EraseLineRight + ansi.SaveCursor + ansi.CUF1 + ansi.EraseScreenBelow + ansi.RestoreCursor
+	if got, want := b.String(), "\r"+erase+"rule\r\nstatus\r"+ansi.CursorUp(1)+ansi.HideCursor+ansi.ResetModeAutoWrap; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if f, ok := inlineOutput(w).(ttyFile); !ok || f.Fd() != w.Fd() {
+		t.Errorf("the output of a terminal is %T, not a terminal", inlineOutput(w))
+	}
+
+	h := newHarness(t, func(o *Options) { o.Inline = true })
+	h.typeText("hello").keys("enter")
+	var chunks int
+	for _, m := range h.out {
+		v := reflect.ValueOf(m)
+		if v.Kind() == reflect.Struct && v.Type().Name() == "printLineMessage" {
+			chunks++
+			if s := v.Field(0).String(); !strings.HasPrefix(s, ansi.SetModeAutoWrap) {
+				t.Errorf("a chunk printed without the line wrap on: %q", s)
+			}
+		}
+	}
+	if chunks == 0 {
+		t.Fatal("nothing was printed")
 	}
 }

@@ -37,13 +37,17 @@ type input struct {
 	pastes    map[int]string
 	nextPaste int
 
+	// virtual: the editor draws its cursor as text (inline mode, where the
+	// terminal's cursor stays at the frame's top-left, hidden).
+	virtual bool
+
 	width   int // as last set
 	viewKey string
 	lines   []string    // the editor as last drawn, for View
 	cur     *tea.Cursor // and its cursor
 }
 
-func newInput(st *themes.Styles) input {
+func newInput(st *themes.Styles, virtual bool) input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = ""
@@ -54,13 +58,13 @@ func newInput(st *themes.Styles) input {
 	ta.MaxContentHeight = 100000
 	ta.MaxWidth = 0
 	ta.CharLimit = 0
-	ta.SetVirtualCursor(false)
+	ta.SetVirtualCursor(virtual)
 	km := textarea.DefaultKeyMap()
 	km.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"))
 	km.PageUp = key.NewBinding(key.WithDisabled())
 	km.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap = km
-	in := input{ta: ta, pastes: map[int]string{}}
+	in := input{ta: ta, pastes: map[int]string{}, virtual: virtual}
 	in.setStyles(st)
 	in.ta.Focus()
 	return in
@@ -75,6 +79,11 @@ func (in *input) setStyles(st *themes.Styles) {
 		state.Placeholder = st.InputPlaceholder
 		state.Prompt = st.InputPrompt
 		state.EndOfBuffer = lipgloss.NewStyle()
+	}
+	if in.virtual {
+		// In reverse video, which shows on a dark or a light background;
+		// steady, as a blinking one would redraw the frame twice a second.
+		s.Cursor.Color, s.Cursor.Blink = nil, false
 	}
 	in.ta.SetStyles(s)
 	prompt := st.InputPrompt.Render("›")

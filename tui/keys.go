@@ -87,6 +87,10 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	if len(m.dialogs) > 0 {
 		return m.dialogMsg(msg)
 	}
+	if mention, ok := pastedImagePath(msg.Content); ok && m.opts.Mentions != nil {
+		// A dropped screenshot: attached as an image when sent.
+		msg.Content = mention
+	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.update(msg)
 	return cmd

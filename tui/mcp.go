@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tools/mcp"
 )
 
@@ -270,7 +271,7 @@ func (m *Model) promptDone(msg promptGot) tea.Cmd {
 		return nil
 	}
 	m.showPrompt(msg.text)
-	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, msg.text)
+	return runAgent(m.beginRun(), m.agent, m.bridge, m.runs, msg.text, nil)
 }
 
 // promptEntries are the MCP prompts whose slash command starts with
@@ -333,6 +334,7 @@ func (m *Model) resourceMentions(text string) []resourceRef {
 type resourcesRead struct {
 	ctx     context.Context
 	message string
+	images  []chat.Image
 	notes   []resourceNote
 }
 
@@ -343,7 +345,7 @@ type resourceNote struct {
 
 // readResources reads the resources refs for message in a Cmd, within
 // the turn's context ctx (Esc cancels it).
-func readResources(ctx context.Context, srv MCPServers, runs *sync.WaitGroup, refs []resourceRef, message string) tea.Cmd {
+func readResources(ctx context.Context, srv MCPServers, runs *sync.WaitGroup, refs []resourceRef, message string, images []chat.Image) tea.Cmd {
 	runs.Add(1)
 	return func() tea.Msg {
 		defer runs.Done()
@@ -367,7 +369,7 @@ func readResources(ctx context.Context, srv MCPServers, runs *sync.WaitGroup, re
 			b.WriteString("</resource>")
 			notes = append(notes, resourceNote{noteInfo, note})
 		}
-		return resourcesRead{ctx: ctx, message: message + b.String(), notes: notes}
+		return resourcesRead{ctx: ctx, message: message + b.String(), images: images, notes: notes}
 	}
 }
 
@@ -380,7 +382,7 @@ func (m *Model) resourcesDone(msg resourcesRead) tea.Cmd {
 	if err := msg.ctx.Err(); err != nil {
 		return m.runDone(runDoneMsg{err: err, events: m.bridge.count()})
 	}
-	return runAgent(msg.ctx, m.agent, m.bridge, m.runs, msg.message)
+	return runAgent(msg.ctx, m.agent, m.bridge, m.runs, msg.message, msg.images)
 }
 
 // resourceEntries are the resources of the MCP servers for the @ menu:

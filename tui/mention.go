@@ -3,14 +3,19 @@ package tui
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Mentions backs @path in the editor: the workspace's files for the
@@ -102,28 +107,41 @@ func fuzzyScore(p, query string) (int, bool) {
 	return score, i == len(query)
 }
 
-// mentionRE finds @path words in a message.
-var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s]+)`) })
+// mentionRE finds @path words in a message; @"a path" may hold spaces
+// (a pasted path).
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@("[^"\n]+"|[^\s]+)`) })
 
-// attachMentions returns the message to send for text: text, then the
+// attachMentions returns the message to send for text — text, then the
 // content of each file it mentions with @path, each in a block that names
-// it. Files that cannot be attached are said in the transcript and left
-// out.
-func (m *Model) attachMentions(text string) string {
+// it — and the images it mentions, for the message's image parts. Files
+// that cannot be attached are said in the transcript and left out.
+func (m *Model) attachMentions(text string) (string, []chat.Image) {
 	if m.opts.Mentions == nil {
-		return text
+		return text, nil
 	}
 	var b strings.Builder
+	var images []chat.Image
 	seen := map[string]bool{}
 	for _, match := range mentionRE().FindAllStringSubmatch(text, -1) {
 		p := strings.TrimRight(match[1], ".,;:!?)")
-		if _, ok := m.resourceRef(strings.TrimRight(match[1], ".,;!?)")); ok || seen[p] {
+		if q, ok := strings.CutPrefix(match[1], `"`); ok {
+			p = strings.TrimSuffix(q, `"`)
+		} else if _, ok := m.resourceRef(strings.TrimRight(match[1], ".,;!?)")); ok {
 			continue // a resource: read in a Cmd (readResources)
+		}
+		if seen[p] {
+			continue
 		}
 		seen[p] = true
 		f, err := m.opts.Mentions.Attach(p)
 		if err != nil {
 			m.note(noteWarn, fmt.Sprintf("@%s not attached: %v", p, err))
+			continue
+		}
+		if f.Image != nil {
+			images = append(images, *f.Image)
+			fmt.Fprintf(&b, "\n\n[image %d: %s (%s), attached below]", len(images), f.Path, tools.ImageSize(*f.Image))
+			m.note(noteInfo, fmt.Sprintf("attached the image %s (%s)", f.Path, tools.ImageSize(*f.Image)))
 			continue
 		}
 		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s", f.Path, f.Text)
@@ -139,9 +157,9 @@ func (m *Model) attachMentions(text string) string {
 		m.note(noteInfo, note)
 	}
 	if b.Len() == 0 {
-		return text
+		return text, nil
 	}
-	return text + b.String()
+	return text + b.String(), images
 }
 
 func byteSize(n int64) string {
@@ -169,7 +187,71 @@ func (w WorkspaceMentions) Files() []string {
 	return files
 }
 
-// Attach reads a mentioned file.
+// Attach reads a mentioned file: one in the workspace, or an image
+// anywhere named by its absolute path (a screenshot's path pasted into
+// the editor), which a rule may refuse all the same.
 func (w WorkspaceMentions) Attach(path string) (tools.Mention, error) {
+	if abs := expandHome(path); filepath.IsAbs(abs) {
+		if _, err := w.WS.Resolve(abs); err != nil {
+			if w.Refuse != nil {
+				if why := w.Refuse(abs); why != "" {
+					return tools.Mention{}, errors.New(why)
+				}
+			}
+			img, err := tools.ReadImage(abs)
+			if err != nil {
+				if errors.Is(err, tools.ErrNotImage) {
+					return tools.Mention{}, fmt.Errorf("%s is outside the workspace: only an image is attached from there", path)
+				}
+				return tools.Mention{}, err
+			}
+			return tools.Mention{Path: img.Path, Image: &img}, nil
+		}
+	}
 	return w.WS.ReadMention(path, w.Refuse)
+}
+
+// expandHome turns a leading ~/ into the home directory.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// imageExts are the names of image files a pasted path may end with: a
+// paste of one such path becomes an @mention (what it holds is then
+// sniffed from its bytes, not its name).
+var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp"}
+
+// pastedImagePath returns the @mention for a paste that is one image
+// file's path — as a terminal pastes a dropped file: maybe quoted, with
+// backslashes before spaces, or a file:// URL — and whether it is one.
+func pastedImagePath(content string) (string, bool) {
+	p := strings.TrimSpace(content)
+	if p == "" || strings.ContainsAny(p, "\n\r") {
+		return "", false
+	}
+	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
+		p = p[1 : len(p)-1]
+	} else {
+		p = strings.ReplaceAll(p, "\\ ", " ")
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		if u, err := url.PathUnescape(rest); err == nil {
+			p = u
+		}
+	}
+	if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") || strings.Contains(p, `"`) {
+		return "", false
+	}
+	if !slices.Contains(imageExts, strings.ToLower(filepath.Ext(p))) {
+		return "", false
+	}
+	if strings.ContainsAny(p, " \t") {
+		return `@"` + p + `" `, true
+	}
+	return "@" + p + " ", true
 }

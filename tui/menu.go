@@ -40,7 +40,8 @@ func (m *Model) menuItems() []menuEntry {
 	var out []menuEntry
 	switch {
 	case strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n"):
-		out = append(commandEntries(strings.ToLower(v[1:])), m.promptEntries(strings.ToLower(v[1:]))...)
+		out = append(commandEntries(strings.ToLower(v[1:])), m.customEntries(strings.ToLower(v[1:]))...)
+		out = append(out, m.promptEntries(strings.ToLower(v[1:]))...)
 	default:
 		out = m.mentionEntries(v)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackle-dev/tackle/agent"
+	"github.com/tackle-dev/tackle/agent/slash"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/themes"
 	"github.com/tackle-dev/tackle/tools"
@@ -39,7 +40,7 @@ import (
 
 // Agent is the part of the Worker the UI drives.
 type Agent interface {
-	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Run(ctx context.Context, input string, images ...chat.Image) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 	// RunCommand runs a shell command the user typed (!cmd) through the
 	// same hooks and approvals as a model's call and puts it and its
@@ -111,6 +112,10 @@ type Options struct {
 	// Mentions, when set, backs @path: completion of the workspace's
 	// files, and their content attached to the message.
 	Mentions Mentions
+	// Commands are the custom slash commands (custom.go); TurnRules,
+	// when set, applies their allowed-tools while their turn runs.
+	Commands  []slash.Command
+	TurnRules TurnRules
 	// About says what the welcome block (shown when About.Version is set)
 	// and /status show; Prices are
 	// the configured prices per model, for /cost.
@@ -177,6 +182,7 @@ var spinFrames = spinner.MiniDot
 // Model is the root model of the UI.
 type Model struct {
 	opts   Options
+	custom customTurn // the custom command whose turn runs, if any
 	agent  Agent
 	bridge *Bridge
 	ctx    context.Context // the session's; each run's context derives from it
@@ -317,7 +323,7 @@ func New(opts Options) *Model {
 		m.notice = err.Error()
 	}
 	m.setTheme(th)
-	m.input = newInput(&m.styles)
+	m.input = newInput(&m.styles, opts.Inline)
 	m.input.loadHistory(opts.History)
 	if opts.About.Version != "" {
 		m.transcript.add(m.welcome())

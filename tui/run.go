@@ -18,21 +18,31 @@ const runWait = 10 * time.Second
 // Run runs the UI until the user quits or ctx is cancelled. in and out
 // are the terminal. In full-screen mode the transcript is written to out
 // when the program ends, so the session stays in the terminal's
-// scrollback.
+// scrollback. In inline mode the program writes through inlineOutput,
+// and the terminal's cursor and line wrap are given back when it ends.
 func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	m := New(opts)
 	m.ctx = ctx
 	defer m.bridge.Close()
+	termOut := out
+	if opts.Inline {
+		termOut = inlineOutput(out)
+	}
 	p := tea.NewProgram(m,
 		tea.WithContext(ctx),
 		tea.WithInput(in),
-		tea.WithOutput(out),
+		tea.WithOutput(termOut),
 		// Ctrl+C is a key (it interrupts a turn); SIGINT from elsewhere
 		// and SIGTERM cancel ctx.
 		tea.WithoutSignalHandler(),
 		tea.WithEnvironment(m.opts.Env),
 	)
 	final, err := p.Run()
+	if opts.Inline {
+		// Bubble Tea has shown the cursor again; inlineOutput hid it after.
+		// A terminal this write fails on is gone, and needs nothing back.
+		_, _ = io.WriteString(out, leaveFrameModes)
+	}
 	if fm, ok := final.(*Model); ok && fm != nil {
 		m = fm
 	}

@@ -47,7 +47,71 @@ const (
 // the time its file last changed). A session file that cannot be read is
 // listed with the reason in Unreadable.
 func (s *Store) List(workspace string) ([]Info, error) {
-	dir := s.workspaceDir(workspace)
+	out, err := listDir(s.workspaceDir(workspace))
+	if err != nil {
+		return nil, err
+	}
+	sortInfos(out)
+	return out, nil
+}
+
+// ListAll returns the sessions of every workspace, the one used last
+// first, as List does.
+func (s *Store) ListAll() ([]Info, error) {
+	dirs, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Info
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		infos, err := listDir(filepath.Join(s.dir, d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, infos...)
+	}
+	sortInfos(out)
+	return out, nil
+}
+
+// Locate finds the session whose id is exactly id in any workspace;
+// false when there is none (or id cannot be a session's).
+func (s *Store) Locate(id string) (Info, bool, error) {
+	if !ValidID(id) {
+		return Info{}, false, nil
+	}
+	dirs, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Info{}, false, nil
+	}
+	if err != nil {
+		return Info{}, false, fmt.Errorf("find session: %w", err)
+	}
+	for _, d := range dirs {
+		path := filepath.Join(s.dir, d.Name(), id+".jsonl")
+		if !d.IsDir() {
+			continue
+		}
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		info, err := readInfo(path)
+		if err != nil {
+			return Info{}, false, fmt.Errorf("session %q cannot be read: %w (%s)", id, err, path)
+		}
+		return info, true, nil
+	}
+	return Info{}, false, nil
+}
+
+// listDir reads the sessions of one workspace's directory, unsorted.
+func listDir(dir string) ([]Info, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -70,6 +134,11 @@ func (s *Store) List(workspace string) ([]Info, error) {
 		}
 		out = append(out, info)
 	}
+	return out, nil
+}
+
+// sortInfos puts the session used last first.
+func sortInfos(out []Info) {
 	slices.SortFunc(out, func(a, b Info) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
@@ -79,7 +148,6 @@ func (s *Store) List(workspace string) ([]Info, error) {
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	return out, nil
 }
 
 // Latest returns the readable session of workspace used last, or false

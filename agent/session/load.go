@@ -74,6 +74,7 @@ func Load(path string) (*Loaded, error) {
 			r.Pending = pendingOf(r.Paused)
 		}
 	}
+	l.reattach()
 	if _, notes := Repair(l.recorded()); len(notes) > 0 {
 		for _, n := range notes {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: repaired the conversation: %s", path, n))

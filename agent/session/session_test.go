@@ -573,3 +573,62 @@ func TestPendingNotes(t *testing.T) {
 		t.Errorf("PendingNotes after a message = %q", got)
 	}
 }
+
+// TestChosenID: a session known by its id before it records anything
+// (an editor's) leaves no file until its first record, is then created
+// under that id, and is found by it from any workspace (Locate) — its
+// workspace named, for the caller to refuse another; a second session
+// cannot take the id, and an id that cannot name a file is refused.
+func TestChosenID(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), "sessions"))
+	id := s.NewID("/src/proj")
+	if !ValidID(id) {
+		t.Fatalf("NewID gave %q, not a valid id", id)
+	}
+	rec := s.Recorder(Header{ID: id, Tackle: "test", Workspace: "/src/proj"}, func(err error) { t.Error(err) })
+	if list, err := s.List("/src/proj"); err != nil || len(list) != 0 {
+		t.Fatalf("before any record: List = %+v, %v; want nothing", list, err)
+	}
+	if _, ok, err := s.Locate(id); ok || err != nil {
+		t.Fatalf("before any record: Locate = %v, %v; want none", ok, err)
+	}
+	rec.Message(agent.AddedMessage{Message: chat.Message{Role: chat.RoleUser, Content: "hello"}, Prompt: true})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID() != id {
+		t.Errorf("the recorder's id is %q, want %q", rec.ID(), id)
+	}
+	info, ok, err := s.Locate(id)
+	if err != nil || !ok || info.ID != id || info.Workspace != "/src/proj" || info.FirstPrompt != "hello" {
+		t.Fatalf("Locate = %+v, %v, %v; want the session of /src/proj", info, ok, err)
+	}
+	if _, err := s.Create(Header{ID: id, Workspace: "/src/proj"}); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a second session took the id: %v", err)
+	}
+	if id2 := s.NewID("/src/proj"); id2 == id {
+		t.Errorf("NewID gave the id of an existing session")
+	}
+	for _, bad := range []string{"../x", "a/b", ".hidden", strings.Repeat("a", 65), "a b", "é"} {
+		if _, err := s.Create(Header{ID: bad, Workspace: "/src/proj"}); err == nil {
+			t.Errorf("Create took the id %q", bad)
+		}
+	}
+	for _, bad := range []string{"../x", "", "a/b"} {
+		if _, ok, err := s.Locate(bad); ok || err != nil {
+			t.Errorf("Locate(%q) = %v, %v", bad, ok, err)
+		}
+	}
+	other, err := s.Create(Header{Workspace: "/src/other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	all, err := s.ListAll()
+	if err != nil || len(all) != 2 {
+		t.Fatalf("ListAll = %+v, %v; want both workspaces' sessions", all, err)
+	}
+	if all[0].Workspace != "/src/other" {
+		t.Errorf("ListAll = %+v: want the session used last first", all)
+	}
+}

@@ -58,9 +58,45 @@ func newID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// NewID returns an id for a new session of workspace (an absolute path)
+// that no session of it has: a session known by its id before anything is
+// recorded (an editor's), whose file a Recorder creates with the first
+// record, with the id in its Header. Nothing is created: a session that
+// records nothing leaves no file.
+func (s *Store) NewID(workspace string) string {
+	dir := s.workspaceDir(workspace)
+	var id string
+	for range 10 {
+		id = newID(time.Now())
+		if _, err := os.Lstat(filepath.Join(dir, id+".jsonl")); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return id
+}
+
+// ValidID reports whether id can name a session file: letters, digits,
+// '-', '_' and '.', not first, at most 64 bytes.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 64 || id[0] == '.' {
+		return false
+	}
+	for _, r := range id {
+		if r != '-' && r != '_' && r != '.' && (r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
+}
+
 // Create starts a new session of workspace (an absolute path) and returns
-// its writer, with the header written.
+// its writer, with the header written. The session's id is h.ID when it
+// is set (NewID), which no other session of the workspace may have;
+// else a new one.
 func (s *Store) Create(h Header) (*Writer, error) {
+	if h.ID != "" && !ValidID(h.ID) {
+		return nil, fmt.Errorf("create session: %q cannot be a session id", h.ID)
+	}
 	if !filepath.IsAbs(h.Workspace) {
 		return nil, fmt.Errorf("create session: workspace %q is not an absolute path", h.Workspace)
 	}
@@ -72,10 +108,16 @@ func (s *Store) Create(h Header) (*Writer, error) {
 	if h.Started.IsZero() {
 		h.Started = time.Now()
 	}
+	chosen := h.ID
 	for range 10 {
-		h.ID = newID(h.Started)
+		if chosen == "" {
+			h.ID = newID(h.Started)
+		}
 		path := filepath.Join(dir, h.ID+".jsonl")
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && chosen != "" {
+			return nil, fmt.Errorf("create session: a session %s exists already", chosen)
+		}
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -210,6 +252,7 @@ func (w *Writer) Append(r Record) error {
 	if w.redact != nil {
 		r = redactRecord(r, w.redact)
 	}
+	r = fileRefs(r) // an attached image by its file, not its bytes
 	b, err := marshalLine(r)
 	if err != nil {
 		return fmt.Errorf("session record: %w", err)

@@ -35,15 +35,15 @@ Be strict.
 
 	// Claude Code's format: its tool names, a comma list, an alias of
 	// Anthropic's for a model, a multi-line description.
-	d, err = Parse("/p/.claude/agents/x.md", []byte("---\nname: code-searcher\ndescription: |\n  Finds code.\n  Use it often.\ntools: Read, Grep, Glob, LS, Bash, WebFetch, Task(explore), TodoWrite, mcp__git__status\nmodel: haiku\ncolor: blue\n---\nSearch well.\n"), Claude)
+	d, err = Parse("/p/.claude/agents/x.md", []byte("---\nname: code-searcher\ndescription: |\n  Finds code.\n  Use it often.\ntools: Read, Grep, Glob, LS, Bash, WebFetch, WebSearch, Task(explore), TodoWrite, mcp__git__status\nmodel: haiku\ncolor: blue\n---\nSearch well.\n"), Claude)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTools := []string{"read_file", "grep", "glob", "list_dir", "bash", "todo", "mcp__git__status"}
+	wantTools := []string{"read_file", "grep", "glob", "list_dir", "bash", "fetch", "todo", "mcp__git__status"}
 	if d.Name != "code-searcher" || d.Description != "Finds code.\nUse it often." || !slices.Equal(d.Tools, wantTools) || d.Model != "" || d.Prompt != "Search well." {
 		t.Errorf("claude file: %+v", d)
 	}
-	if notes := strings.Join(d.Notes, "\n"); !strings.Contains(notes, `tool "WebFetch" is not one of tackle's`) || !strings.Contains(notes, "task left out") || !strings.Contains(notes, `model "haiku"`) {
+	if notes := strings.Join(d.Notes, "\n"); !strings.Contains(notes, `tool "WebSearch" is not one of tackle's`) || !strings.Contains(notes, "task left out") || !strings.Contains(notes, `model "haiku"`) {
 		t.Errorf("notes: %q", d.Notes)
 	}
 

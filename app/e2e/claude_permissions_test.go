@@ -25,7 +25,7 @@ func claudePermissionsProject(t *testing.T, e *e2e) {
 	mustWrite(t, filepath.Join(e.workspace, "notes.txt"), "notes\n")
 	mustWrite(t, filepath.Join(e.workspace, ".claude", "settings.json"), `{"permissions": {
   "deny": ["Read(**/*secret*)", "Bash(cat:*)", "Bash(git push:*)"],
-  "allow": ["WebFetch(domain:go.dev)", "Bash(git * main)"]
+  "allow": ["WebSearch", "Bash(git * main)"]
 }}`)
 }
 
@@ -61,7 +61,7 @@ func TestE2EClaudePermissionsDeny(t *testing.T) {
 	}
 	settings := filepath.Join(e.workspace, ".claude", "settings.json")
 	for _, want := range []string{
-		settings + ": permissions.allow[0] WebFetch(domain:go.dev): not applied: tackle has no WebFetch tool",
+		settings + ": permissions.allow[0] WebSearch: not applied: tackle has no WebSearch tool",
 		settings + ": permissions.allow[1] Bash(git * main): not applied: the * in",
 	} {
 		if !strings.Contains(r.stderr, want) {
@@ -75,7 +75,7 @@ func TestE2EClaudePermissionsDeny(t *testing.T) {
 		"Rules from Claude Code settings",
 		"deny  read_file(**/*secret*)  " + settings + ": permissions.deny[0] Read(**/*secret*)",
 		"deny  bash(git push *)        " + settings + ": permissions.deny[2] Bash(git push:*)",
-		settings + ": permissions.allow[0] WebFetch(domain:go.dev): not applied",
+		settings + ": permissions.allow[0] WebSearch: not applied",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("tackle permissions lacks %q:\n%s", want, r.stdout)

@@ -210,7 +210,7 @@ func TestE2EPreCompactCommandHook(t *testing.T) {
 			cmd, _ := json.Marshal(tc.command)
 			// A window the fourth read's result passes, and that pruning
 			// alone does not bring back: keep 1 turn, and the threshold low.
-			e.config(`{"context_window": 4680, "compact_keep_turns": 1, "compact_threshold": 0.9,
+			e.config(`{"context_window": 5080, "compact_keep_turns": 1, "compact_threshold": 0.9,
 				"hooks": {"pre_compact": [{"name": "h", "command": ` + string(cmd) + `}]}}`)
 			r := e.run("-p", "read notes.txt four times")
 			if r.code != app.ExitOK {
@@ -222,7 +222,7 @@ func TestE2EPreCompactCommandHook(t *testing.T) {
 			if err != nil || json.Unmarshal(b, &in) != nil {
 				t.Fatalf("the hook's input: %s, %v", b, err)
 			}
-			if in["event"] != "pre_compact" || in["trigger"] != "auto" || in["summary"] != "## Requests\nRead notes.txt." || in["window"] != 4680.0 {
+			if in["event"] != "pre_compact" || in["trigger"] != "auto" || in["summary"] != "## Requests\nRead notes.txt." || in["window"] != 5080.0 {
 				t.Errorf("the hook read %.300s", b)
 			}
 		})

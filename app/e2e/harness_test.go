@@ -296,11 +296,22 @@ func (e *e2e) startTUI(args ...string) *tmuxSession { return e.startTUISize(100,
 
 // startTUISize starts the binary with args in a terminal of w×h cells.
 func (e *e2e) startTUISize(w, h int, args ...string) *tmuxSession {
+	e.t.Helper()
+	return e.startTUIAfter(w, h, 0, args...)
+}
+
+// startTUIAfter starts the binary with args in a terminal of w×h cells
+// after n lines of the shell's output (1 to n), as in a terminal used
+// before: the program starts on the screen's last row.
+func (e *e2e) startTUIAfter(w, h, n int, args ...string) *tmuxSession {
 	t := e.t
 	t.Helper()
 	needTmux(t)
 	cmd := e.command(args...)
 	var line []string
+	if n > 0 {
+		line = append(line, "seq", "1", strconv.Itoa(n), ";")
+	}
 	line = append(line, "env", "-i")
 	for _, kv := range cmd.Env {
 		line = append(line, shellQuote(kv))
@@ -348,6 +359,44 @@ func (s *tmuxSession) capture(history bool) string {
 	return string(out)
 }
 
+// resize makes the terminal w×h cells and waits until the program's
+// terminal has that size, so that the program has been told (SIGWINCH).
+// tmux reflows its screen at once but gives the program's terminal the
+// new size some 200 ms later: until then the program draws for the old
+// size, into the new screen.
+func (s *tmuxSession) resize(w, h int) {
+	s.t.Helper()
+	s.tmux("resize-window", "-t", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
+	s.waitSize(w, h)
+}
+
+// waitSize waits until the program's terminal is w×h cells.
+func (s *tmuxSession) waitSize(w, h int) {
+	s.t.Helper()
+	tty := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.name, "#{pane_tty}"))
+	want := fmt.Sprintf("%d %d", h, w)
+	deadline := time.Now().Add(20 * time.Second)
+	var got string
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("stty", "-F", tty, "size").Output()
+		if err != nil {
+			s.t.Fatalf("stty -F %s size: %v", tty, err)
+		}
+		if got = strings.TrimSpace(string(out)); got == want {
+			return
+		}
+	}
+	s.t.Fatalf("the program's terminal is %s (rows columns), want %s", got, want)
+}
+
+// captureJoined returns everything the terminal holds, scrollback
+// included, with each line the terminal wrapped, or split when it
+// reflowed the rows for a narrower width, joined again.
+func (s *tmuxSession) captureJoined() string {
+	out, _ := exec.Command("tmux", "-L", s.socket, "capture-pane", "-p", "-J", "-t", s.name, "-S", "-").Output()
+	return string(out)
+}
+
 // typeText types literally; keys sends tmux key names (Enter, C-d, Escape).
 func (s *tmuxSession) typeText(text string) { s.tmux("send-keys", "-t", s.name, "-l", text) }
 
@@ -387,6 +436,22 @@ func (s *tmuxSession) waitUntilHistory(what string, cond func(string) bool) stri
 		}
 	}
 	s.t.Fatalf("timed out waiting for %s; the history is:\n%s", what, hist)
+	return ""
+}
+
+// waitUntilHistoryJoined polls the whole history, its wrapped lines
+// joined (captureJoined), until cond holds.
+func (s *tmuxSession) waitUntilHistoryJoined(what string, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var hist string
+	for time.Now().Before(deadline) {
+		hist = s.captureJoined()
+		if cond(hist) {
+			return hist
+		}
+	}
+	s.t.Fatalf("timed out waiting for %s; the history, its wrapped lines joined, is:\n%s", what, hist)
 	return ""
 }
 

@@ -445,10 +445,10 @@ func TestE2ETUIMCP(t *testing.T) {
 	}
 	s.keys("Escape")
 	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "MCP servers") })
-	// /context counts the tools as they are now: 7 of tackle's, 13 of the server.
+	// /context counts the tools as they are now: 10 of tackle's, 13 of the server.
 	s.typeText("/context")
 	s.keys("Enter")
-	s.waitFor("tool definitions (22 tools)")
+	s.waitFor("tool definitions (23 tools)")
 	s.keys("Escape")
 	s.waitUntil("the dialog to close", func(screen string) bool { return !strings.Contains(screen, "tool definitions") })
 	serverGone := childtest.ExitWatch(t, pids(t, starts)[0])

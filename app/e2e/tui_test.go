@@ -9,9 +9,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tackle-dev/tackle/app"
 )
@@ -248,9 +248,14 @@ func TestE2ETUISlashMenuAndUndo(t *testing.T) {
 }
 
 // TestE2ETUIInlineResizeLeavesNoCopies: in --inline mode, resizing the
-// terminal narrower, wider, shorter and taller redraws the editor and the
-// status line in place: the terminal's whole history holds one editor
-// line and one status line, each within the final width.
+// terminal narrower, wider, shorter and taller, one size at a time and
+// several in a row, redraws the frame (the rule, the editor, the status
+// line) in place: the terminal's whole history holds one of each, drawn
+// at the final width, and no piece of a frame drawn at an earlier width.
+// The terminal reflows the rows on the screen, the frame's too: a rule
+// above the cursor drawn 70 wide took two rows at 50, and the redraw,
+// which moved up from the cursor by the rows it had drawn, left the first
+// behind.
 func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	e := newE2E(t, "tui_answer.json")
 	s := e.startTUI("--inline")
@@ -258,29 +263,59 @@ func TestE2ETUIInlineResizeLeavesNoCopies(t *testing.T) {
 	s.typeText("why does TestParse fail?")
 	s.keys("Enter")
 	s.waitFor("That is all.")
+	s.waitUntil("the turn to end", func(sc string) bool { return !strings.Contains(sc, "esc to interrupt") })
 	s.typeText("draft")
-	for _, size := range [][2]int{{60, 30}, {44, 20}, {70, 40}, {50, 24}} {
-		w := size[0]
-		s.tmux("resize-window", "-t", s.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(size[1]))
-		// The status line redrawn for this width: on one line, whole.
-		s.waitUntil("the frame redrawn at "+strconv.Itoa(w)+" columns", func(sc string) bool {
-			for _, l := range strings.Split(sc, "\n") {
-				if strings.Contains(l, "e2e-model · default") && len([]rune(strings.TrimRight(l, " "))) <= w {
-					return strings.Contains(sc, "› draft")
-				}
-			}
-			return false
+	// The frame redrawn for a width: a rule as wide as the screen right
+	// above the editor (a reflowed rule of an earlier width ends its first
+	// row there too, but not above the editor).
+	w := resizeInline(t, s,
+		[][2]int{{60, 30}, {44, 20}, {100, 20}, {70, 40}, {50, 24}},
+		[][2]int{{90, 30}, {40, 18}, {75, 26}, {56, 22}},
+		func(w int) func(string) bool {
+			return func(sc string) bool { return strings.Contains(sc, "\n"+strings.Repeat("─", w)+"\n› draft") }
 		})
-	}
-	hist := s.capture(true)
-	if n := strings.Count(hist, "› draft"); n != 1 {
-		t.Errorf("the history holds %d editor lines, want 1:\n%s", n, hist)
-	}
-	if n := strings.Count(hist, "e2e-model · default"); n != 1 {
-		t.Errorf("the history holds %d status lines, want 1:\n%s", n, hist)
-	}
+	// Read with the terminal's wrapped rows joined: the transcript printed
+	// earlier was reflowed too (a code block's border of 100 columns took
+	// two rows at 50, its second a row of "─" alone), which is right; joined,
+	// each of its lines is whole again, and a row of "─" alone is a rule
+	// of the frame. A piece left behind stays in the history: the wait is
+	// for the last redraw.
+	s.waitUntilHistoryJoined("the history to hold the transcript and one frame at the last width", func(hist string) bool {
+		return inlineFrameOnce(hist, w, "› draft")
+	})
+	// What tackle writes from here on, to its end.
+	written := filepath.Join(t.TempDir(), "written")
+	s.tmux("pipe-pane", "-t", s.name, "-o", "cat > "+shellQuote(written))
 	s.keys("C-u", "C-d")
 	s.waitExit()
+	// The terminal's cursor, hidden while the frame was up, and its line
+	// wrap, off, are given back after the last frame.
+	var out string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(out, exitedMark); {
+		b, _ := os.ReadFile(written)
+		out = string(b)
+	}
+	for _, m := range []struct{ off, on string }{{"\x1b[?25l", "\x1b[?25h"}, {"\x1b[?7l", "\x1b[?7h"}} {
+		if i := strings.LastIndex(out, m.off); i < 0 || !strings.Contains(out[i:], m.on) {
+			t.Errorf("tackle's last %q is not followed by %q: %q", m.off, m.on, out)
+		}
+	}
+}
+
+// inlineFrameOnce reports whether the joined history hist holds one frame
+// of the width w, its editor row starting with editor, and no other row of
+// "─" alone, and one status line.
+func inlineFrameOnce(hist string, w int, editor string) bool {
+	rule := strings.Repeat("─", w)
+	if strings.Count(hist, editor) != 1 || strings.Count(hist, "e2e-model · default") != 1 || !strings.Contains(hist, "\n"+rule+"\n"+editor) {
+		return false
+	}
+	for _, l := range strings.Split(hist, "\n") {
+		if l = strings.TrimRight(l, " "); l != "" && l != rule && strings.Trim(l, "─") == "" {
+			return false
+		}
+	}
+	return strings.Count(hist, "\n"+rule+"\n") == 1
 }
 
 // TestE2ETUIPromptArgumentAndResumeLine: tackle "say hello" starts the

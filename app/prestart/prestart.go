@@ -30,9 +30,14 @@ import (
 	"github.com/tackle-dev/tackle/tools/sandbox"
 )
 
-// Subcommands are the names of tackle's commands other than the default
-// one (a test in app checks them against the command line).
+// Subcommands are the names of tackle's commands, other than the default
+// one, that run no command (a test in app checks them and Runs against
+// the command line).
 var Subcommands = []string{"permissions", "hooks", "sessions", "completion"}
+
+// Runs are the subcommands that run the model's commands as the default
+// one does: the probe starts for them too.
+var Runs = []string{"acp"}
 
 // done is closed when the probe started by init has answered; nil when
 // init started none.

@@ -33,6 +33,7 @@ func TestWillProbe(t *testing.T) {
 		{[]string{"--help"}, nil, false},
 		{[]string{"sessions", "-h"}, nil, false},
 		{[]string{"sessions"}, nil, false},
+		{[]string{"acp"}, nil, true}, // an editor's sessions run commands
 		{[]string{"hooks", "test", "x", "pre_tool_call"}, nil, false},
 		{[]string{"-w", "dir", "permissions"}, nil, true}, // a guess: the probe runs for nothing
 		{[]string{"--sandbox", "off", "-p", "hi"}, nil, false},

@@ -9,7 +9,8 @@
 //  1. a deny rule matches → Skip, in every mode (yolo too), naming the rule;
 //  2. plan mode and the tool is not a reader → Skip ("plan mode is read-only"),
 //     unless it is a read-only bash program and bash runs in a sandbox
-//     (WithSandbox, readonly.go);
+//     (WithSandbox, readonly.go), or a network tool (fetch), which
+//     changes nothing in the workspace and asks as in other modes;
 //  3. bash deny rules exist and the program cannot be checked against them
 //     soundly (it does not parse, builds a command at run time, pipes into
 //     sh, …) → Pause;
@@ -22,6 +23,10 @@
 //     permissionDecision, or a process hook's "approve") → Pause or Continue;
 //  5. allow rules and session rules ("approve always") together cover the
 //     call → Continue; for bash, every simple command must be covered;
+//     so do a custom command's allowed-tools while its turn runs
+//     (SetTurnRules), which step 4 never counts: they open no protected
+//     path and no way out of the sandbox, and fetch's address rules
+//     ignore them;
 //  6. yolo mode → Continue;
 //  7. the tool only reads → Continue (not a remote tool: an MCP server's
 //     tool asks unless a rule allows it, whatever it declares);
@@ -215,6 +220,10 @@ type Policy struct {
 	deny       []Rule
 	ask        []Rule // ask rules (permissions.go): they ask in every mode
 	session    []Rule // approve-always rules, in the order they were added
+	// turn are the rules of a custom command's allowed-tools while its
+	// turn runs, and turnBy the command (SetTurnRules).
+	turn   []Rule
+	turnBy string
 
 	// perms are the allow and deny rules with their sources, when set by
 	// WithPermissions (permissions.go).
@@ -323,6 +332,21 @@ func (p *Policy) Always(call chat.ToolCall) []Rule {
 	return rules
 }
 
+// SetTurnRules makes rules allow the calls they cover, like allow rules,
+// until ClearTurnRules: a custom command's allowed-tools while its turn
+// runs; by names the command for the reasons. They never open what step
+// 4 guards (a protected path, a way out of the sandbox) and never name a
+// host for fetch's address rules (NamesHost); deny rules, ask rules and
+// plan mode hold.
+func (p *Policy) SetTurnRules(by string, rules []Rule) {
+	p.mu.Lock()
+	p.turn, p.turnBy = slices.Clone(rules), by
+	p.mu.Unlock()
+}
+
+// ClearTurnRules ends the rules SetTurnRules set.
+func (p *Policy) ClearTurnRules() { p.SetTurnRules("", nil) }
+
 // SessionRules returns the session rules added by Remember, in the order
 // they were added, in rule syntax.
 func (p *Policy) SessionRules() []string {
@@ -357,6 +381,9 @@ func (p *Policy) SessionRules() []string {
 //     how it reaches the paths it names): a rule naming exactly the path
 //     (edit_file(main.go)); none for a protected path or a path that is a
 //     symbolic link.
+//   - a network tool (fetch): a rule naming exactly the URL's host
+//     (fetch(domain:go.dev)); it never opens a private address to fetch,
+//     which only configured rules do (NamesHost).
 //   - any other tool: the tool, when the call has no arguments; else no
 //     rule, since tackle cannot scope its arguments.
 //
@@ -372,6 +399,12 @@ func (p *Policy) AlwaysRules(call chat.ToolCall) []Rule {
 	}
 	if s.server == "" && s.access != 0 {
 		return p.alwaysPath(s)
+	}
+	if s.network {
+		if s.host == "" {
+			return nil
+		}
+		return []Rule{{Tool: call.Name, Pattern: domainPrefix + s.host}}
 	}
 	if args := strings.TrimSpace(call.Arguments); args == "" || args == "{}" {
 		return []Rule{{Tool: call.Name}}
@@ -507,6 +540,7 @@ func (p *Policy) decide(call chat.ToolCall, say *hooks.Approval) hooks.PreToolRe
 func (p *Policy) decideWith(call chat.ToolCall, say *hooks.Approval, extra []Rule, as Mode) hooks.PreToolResult {
 	p.mu.Lock()
 	mode, allow, deny, ask, session, sandboxed := p.mode, p.allow, p.deny, p.ask, p.session, p.sandboxed
+	turn, turnBy := p.turn, p.turnBy
 	p.mu.Unlock()
 	if as != "" {
 		mode = as
@@ -530,8 +564,10 @@ func (p *Policy) decideWith(call chat.ToolCall, say *hooks.Approval, extra []Rul
 	if d.rule != nil {
 		return skipResult(fmt.Sprintf("denied by the rule %s: %s", d.rule, d.what))
 	}
-	// 2. Plan mode reads only.
-	if mode == Plan && kind != tools.KindRead && !readOnly {
+	// 2. Plan mode reads only: it changes nothing in the workspace. A
+	// network tool (fetch) changes nothing there either, and asks below
+	// as in every mode.
+	if mode == Plan && kind != tools.KindRead && !readOnly && !s.network {
 		return skipResult(fmt.Sprintf("plan mode is read-only: %s was not run (%s). Describe the change in your plan instead.",
 			call.Name, s.describe(kind)))
 	}
@@ -571,8 +607,13 @@ func (p *Policy) decideWith(call chat.ToolCall, say *hooks.Approval, extra []Rul
 		}
 		return hooks.PreToolResult{Reason: fmt.Sprintf("approved by hook %q", say.Hook)}
 	}
-	// 5. Allow rules and session rules.
+	// 5. Allow rules, session rules and a command's turn rules.
 	a := s.allowed(allow, session)
+	if !a.ok && len(turn) > 0 {
+		if t := s.allowed(allow, slices.Concat(session, turn)); t.ok {
+			return hooks.PreToolResult{Reason: fmt.Sprintf("allowed by %s (allowed-tools of %s)", t.by, turnBy)}
+		}
+	}
 	if a.ok {
 		return hooks.PreToolResult{Reason: "allowed by " + a.by}
 	}
@@ -716,7 +757,12 @@ type subject struct {
 	// server is a remote tool's server (an MCP server's tool): it asks
 	// unless a rule allows it, whatever it declares.
 	server string
-	assess map[*command]*assessment
+	// network: the tool reaches other machines (fetch); host is the host
+	// the call reaches, as domain rules see it ("" when the tool will
+	// refuse the call).
+	network bool
+	host    string
+	assess  map[*command]*assessment
 
 	// bash: where the program's relative paths are taken from (see where).
 	env     *pathEnv
@@ -737,6 +783,10 @@ func (p *Policy) subject(call chat.ToolCall) *subject {
 	}
 	if s.server != "" {
 		return s // a remote tool names no workspace paths tackle can judge
+	}
+	if info.Kind == tools.KindNetwork {
+		s.network, s.host = true, info.Host
+		return s
 	}
 	if call.Name == ShellTool {
 		s.command, s.hasCmd = info.Command, info.Command != ""
@@ -813,6 +863,14 @@ func (s *subject) denied(deny []Rule) denial {
 	}
 	if len(patterns) == 0 && len(pathRules) == 0 {
 		return denial{}
+	}
+	if s.network {
+		for i, r := range patterns {
+			if s.host != "" && matchDomain(r.Pattern, s.host) {
+				return denial{rule: &patterns[i], what: s.host}
+			}
+		}
+		return denial{} // a URL the tool refuses reaches no host
 	}
 	if s.call.Name != ShellTool {
 		if len(s.paths) == 0 {
@@ -1298,6 +1356,14 @@ func (s *subject) allowed(allow, session []Rule) allowance {
 			rules = append(rules, r)
 		}
 	}
+	if s.network {
+		for _, r := range rules {
+			if s.host != "" && matchDomain(r.Pattern, s.host) {
+				return allowance{ok: true, by: r.String()}
+			}
+		}
+		return allowance{}
+	}
 	if s.call.Name != ShellTool {
 		for _, r := range rules {
 			if allPaths(r.Pattern, s.paths) {
@@ -1396,6 +1462,8 @@ func (s *subject) describe(kind tools.Kind) string {
 	switch {
 	case name == ShellTool && s.hasCmd:
 		return fmt.Sprintf("%s wants to run: %s", name, chat.OneLine(s.command, maxQuoted))
+	case s.network && s.host != "":
+		return fmt.Sprintf("%s wants to reach %s", name, s.host)
 	case kind == tools.KindEdit:
 		if s.sent != "" {
 			return fmt.Sprintf("%s wants to change %s", name, s.sent)

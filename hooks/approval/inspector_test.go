@@ -82,7 +82,7 @@ func withLinks(resolve func(chat.ToolCall) []string) Option {
 func TestKindFromTheTool(t *testing.T) {
 	reg := registryOn(t, t.TempDir())
 	for name, kind := range map[string]tools.Kind{
-		"lookup": tools.KindRead, "patch": tools.KindEdit, "fetch": tools.KindNetwork, "nokind": 0,
+		"lookup": tools.KindRead, "patch": tools.KindEdit, "netget": tools.KindNetwork, "nokind": 0,
 	} {
 		err := reg.Add(tools.New(name, "A tool.", kind, func(context.Context, struct {
 			Path string `json:"path,omitempty"`
@@ -97,9 +97,10 @@ func TestKindFromTheTool(t *testing.T) {
 		return chat.ToolCall{ID: "c", Name: name, Arguments: `{"path":"notes.txt"}`}
 	}
 	want := map[Mode]map[string]hooks.PreToolAction{
-		Default:     {"lookup": cont, "patch": pause, "fetch": pause, "nokind": pause, "mcp__x__y": pause, "read_file": cont},
-		AcceptEdits: {"lookup": cont, "patch": cont, "fetch": pause, "nokind": pause, "mcp__x__y": pause, "read_file": cont},
-		Plan:        {"lookup": cont, "patch": skip, "fetch": skip, "nokind": skip, "mcp__x__y": skip, "read_file": cont},
+		Default:     {"lookup": cont, "patch": pause, "netget": pause, "nokind": pause, "mcp__x__y": pause, "read_file": cont},
+		AcceptEdits: {"lookup": cont, "patch": cont, "netget": pause, "nokind": pause, "mcp__x__y": pause, "read_file": cont},
+		// A network tool changes nothing in the workspace: plan mode asks.
+		Plan: {"lookup": cont, "patch": skip, "netget": pause, "nokind": skip, "mcp__x__y": skip, "read_file": cont},
 	}
 	for mode, byTool := range want {
 		p := New(mode, reg)

@@ -39,6 +39,14 @@ var ErrBadRule = errors.New("bad approval rule")
 // the workspace, or words known only at run time in commands whose
 // arguments are files; see the package documentation.
 //
+// For fetch the pattern is a host: `fetch(domain:go.dev)` matches the
+// URLs on go.dev alone, `fetch(domain:*.go.dev)` those on its subdomains
+// (pkg.go.dev, not go.dev itself); an IP address is a host too
+// (`fetch(domain:127.0.0.1)`). Hosts are compared as fetch reads them
+// (tools.FetchURL): lower case, ASCII, an IPv4 address only as a.b.c.d.
+// An allow rule naming a host exactly (no *) also lets fetch connect to
+// it at a loopback, private or link-local address (domain.go).
+//
 // For any other tool the pattern is a doublestar glob (`**` crosses
 // directories) on the workspace-relative, cleaned path the call names:
 // `edit_file(docs/**)`, `read_file(.env)`. A path rule applies to every
@@ -128,6 +136,14 @@ func ParseRule(s string) (Rule, error) {
 			}
 		}
 		r.Pattern = strings.Join(words, " ")
+		return r, nil
+	}
+	if tool == tools.Fetch {
+		d, err := parseDomain(pattern)
+		if err != nil {
+			return bad("%v", err)
+		}
+		r.Pattern = d
 		return r, nil
 	}
 	pattern = cleanPattern(pattern)

@@ -11,6 +11,7 @@ package claude
 //	Edit(…), Write(…)                             → edit_file(…), write_file(…)
 //	mcp__server__tool, mcp__server, mcp__server__*  as they are
 //	Read, Edit, Write, Glob, Grep, LS             → read_file, edit_file, write_file, glob, grep, list_dir
+//	WebFetch, WebFetch(domain:go.dev)             → fetch, fetch(domain:go.dev)
 //
 // A path pattern is gitignore's: //abs is absolute, ~/x is in the home
 // directory, /x is in the project (the workspace), ./x or x/y is below
@@ -117,6 +118,7 @@ var claudeToolNames = map[string]string{
 	"Glob":      tools.Glob,
 	"Grep":      tools.Grep,
 	"LS":        tools.ListDir,
+	"WebFetch":  tools.Fetch,
 }
 
 // pathRuleTools are the tools whose rules take a path pattern.
@@ -159,13 +161,16 @@ func TranslateRule(s, workspace, home string) ([]approval.Rule, error) {
 			return nil, err
 		}
 		patterns = []string{p}
+	case name == "WebFetch":
+		// domain:HOST, as tackle's fetch rules (approval.ParseRule).
+		patterns = []string{spec}
 	case pathRuleTools[name]:
 		var err error
 		if patterns, err = pathPatterns(spec, workspace, home); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("a %s rule takes no pattern (Read and Edit rules name paths)", name)
+		return nil, fmt.Errorf("a %s rule takes no pattern (Read and Edit rules name paths, WebFetch rules domains)", name)
 	}
 	var out []approval.Rule
 	for _, p := range patterns {

@@ -73,8 +73,13 @@ func TestTranslateRule(t *testing.T) {
 		{"mcp__github", []string{"mcp__github"}, ""},
 		{"mcp__github__*", []string{"mcp__github__*"}, ""},
 		{"mcp__github__create_issue(repo:x)", nil, "takes no pattern"},
+		// WebFetch is fetch, its domains tackle's.
+		{"WebFetch(domain:docs.rs)", []string{"fetch(domain:docs.rs)"}, ""},
+		{"WebFetch(domain:*.Go.Dev)", []string{"fetch(domain:*.go.dev)"}, ""},
+		{"WebFetch", []string{"fetch"}, ""},
+		{"WebFetch(https://docs.rs/x)", nil, "a fetch rule names a host"},
+		{"WebFetch(domain:*)", nil, "a host, or *. and a host"},
 		// Tools tackle does not have.
-		{"WebFetch(domain:docs.rs)", nil, "tackle has no WebFetch tool"},
 		{"WebSearch", nil, "tackle has no WebSearch tool"},
 		{"Task(explorer)", nil, "tackle has no Task tool"},
 		{"NotebookEdit", nil, "tackle has no NotebookEdit tool"},
@@ -152,10 +157,10 @@ func TestTranslateModeAndDirectories(t *testing.T) {
 		}
 	}
 	tr := TranslatePermissions(Source{Path: "s.json", Settings: Settings{Permissions: &Permissions{
-		DefaultMode: "dontAsk", AdditionalDirectories: []string{"../docs"}, Allow: []string{"WebFetch(domain:go.dev)", "Bash(go test:*)"},
+		DefaultMode: "dontAsk", AdditionalDirectories: []string{"../docs"}, Allow: []string{"WebSearch", "Bash(go test:*)"},
 	}}}, "/w", "/h")
 	want := []string{
-		"s.json: permissions.allow[0] WebFetch(domain:go.dev): not applied: tackle has no WebFetch tool",
+		"s.json: permissions.allow[0] WebSearch: not applied: tackle has no WebSearch tool",
 		"s.json: permissions.additionalDirectories[0] ../docs: not applied: tackle's file tools reach only the workspace",
 		"s.json: permissions.defaultMode dontAsk: not applied: tackle has no mode that refuses what no rule allows",
 	}

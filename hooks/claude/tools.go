@@ -30,6 +30,7 @@ var claudeTools = sync.OnceValue(func() map[string]claudeTool {
 		tools.ListDir:   describe[tools.ListDirArgs]("LS", nil),
 		tools.Todo:      describe[tools.TodoArgs]("TodoWrite", nil),
 		tools.Task:      describe[tools.TaskArgs]("Task", map[string]string{"Agent": "subagent_type"}),
+		tools.Fetch:     describe[tools.FetchArgs]("WebFetch", nil),
 	}
 })
 
@@ -40,7 +41,7 @@ var otherNames = map[string]string{"Agent": tools.Task, "MultiEdit": tools.EditF
 // TackleName is tackle's name of the tool Claude Code calls name (Read
 // is read_file; Claude Code's names for MCP tools are tackle's), as a
 // custom agent's tools list names them; false for a Claude Code tool
-// tackle does not have (WebFetch, NotebookEdit).
+// tackle does not have (WebSearch, NotebookEdit).
 func TackleName(name string) (string, bool) {
 	if strings.HasPrefix(name, "mcp__") {
 		return name, true

@@ -49,6 +49,12 @@ type Message struct {
 type Image struct {
 	MIMEType string `json:"mime_type"`
 	Data     []byte `json:"data"`
+	// Path is the file an image the user attached was read from
+	// (absolute), and SHA256 the hex digest of its bytes: a session
+	// keeps the reference, not the bytes, and reads the file again when
+	// it is resumed. Empty for a tool's image.
+	Path   string `json:"path,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // UserMessage returns a user message with the given text.

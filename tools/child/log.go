@@ -104,8 +104,11 @@ func (l *Log) rotate() error {
 	if err := l.open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(l.f, "[tackle %s] the log reached %d MiB: what came before is in %s.old, and anything older was dropped\n",
+	// The line counts towards the cap like the child's output (it was
+	// left out, and a full log went over the cap by its length).
+	n, _ := fmt.Fprintf(l.f, "[tackle %s] the log reached %d MiB: what came before is in %s.old, and anything older was dropped\n",
 		time.Now().Format(time.RFC3339), l.max>>20, filepath.Base(l.path))
+	l.size += int64(n)
 	return nil
 }
 

@@ -26,7 +26,7 @@ const (
 
 // Runner is the part of the Worker a headless run drives.
 type Runner interface {
-	Run(ctx context.Context, input string) (agent.Outcome, error)
+	Run(ctx context.Context, input string, images ...chat.Image) (agent.Outcome, error)
 	Resume(ctx context.Context, decisions []agent.Decision) (agent.Outcome, error)
 }
 
@@ -68,7 +68,8 @@ type Result struct {
 	Session string
 }
 
-// Drive runs prompt to completion. Each pause is decided at once: with
+// Drive runs prompt, with the images attached to it (--image), to
+// completion. Each pause is decided at once: with
 // a.Yes every pending call a.HeldBack does not hold back is approved, and a
 // line on stderr names the call and why it asked; otherwise it is denied
 // with a reason the model sees, and a note on stderr says how to allow it
@@ -81,10 +82,10 @@ type Result struct {
 // is given these answers, so that a pause decided at once never shows
 // as a pause (no paused event, no paused record a killed run could be
 // continued from as if it waited).
-func Drive(ctx context.Context, r Runner, prompt string, a Answers, stderr io.Writer) Result {
+func Drive(ctx context.Context, r Runner, prompt string, images []chat.Image, a Answers, stderr io.Writer) Result {
 	var res Result
 	atOnce(r, a, &res, stderr)
-	out, err := r.Run(ctx, prompt)
+	out, err := r.Run(ctx, prompt, images...)
 	return drive(ctx, r, out, err, a, &res, stderr)
 }
 

@@ -20,7 +20,7 @@ type scriptedRunner struct {
 	decisions []agent.Decision
 }
 
-func (r *scriptedRunner) Run(context.Context, string) (agent.Outcome, error) {
+func (r *scriptedRunner) Run(context.Context, string, ...chat.Image) (agent.Outcome, error) {
 	return agent.Outcome{Status: agent.StatusPaused, Pending: []agent.PendingCall{
 		{Call: chat.ToolCall{ID: "c1", Name: "bash", Arguments: `{"command":"make test"}`}, Hook: "approval", Reason: "bash wants to run: make test"},
 		{Call: chat.ToolCall{ID: "c2", Name: "write_file", Arguments: `{"path":"a.go"}`}, Hook: "approval", Reason: "write_file wants to change a.go"},
@@ -46,7 +46,7 @@ func summaries(t *testing.T) Summarizer {
 func TestDriveWithYesApprovesEveryPendingCall(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{Yes: true, Summarize: summaries(t)}, &stderr)
+	res := Drive(context.Background(), r, "go", nil, Answers{Yes: true, Summarize: summaries(t)}, &stderr)
 	if res.Err != nil || res.Outcome.Status != agent.StatusFinished || res.Denied != 0 {
 		t.Fatalf("Drive = %+v", res)
 	}
@@ -70,7 +70,7 @@ func TestDriveWithYesDeniesWhatProtectionRefuses(t *testing.T) {
 		}
 		return ""
 	}
-	res := Drive(context.Background(), r, "go", Answers{Yes: true, HeldBack: protected, Summarize: summaries(t)}, &stderr)
+	res := Drive(context.Background(), r, "go", nil, Answers{Yes: true, HeldBack: protected, Summarize: summaries(t)}, &stderr)
 	if res.Denied != 1 || len(r.decisions) != 2 {
 		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
 	}
@@ -95,7 +95,7 @@ type pausingRunner struct {
 	decisions []agent.Decision
 }
 
-func (r *pausingRunner) Run(context.Context, string) (agent.Outcome, error) {
+func (r *pausingRunner) Run(context.Context, string, ...chat.Image) (agent.Outcome, error) {
 	out := agent.Outcome{Status: agent.StatusPaused}
 	for _, c := range r.pending {
 		out.Pending = append(out.Pending, agent.PendingCall{Call: c, Hook: "approval"})
@@ -139,7 +139,7 @@ func TestYesHoldsBackWhatThePolicyHoldsBack(t *testing.T) {
 		call("c6", tools.WriteFile, tools.WriteFileArgs{Path: ".env", Content: "x"}),
 	}}
 	var stderr bytes.Buffer
-	res := Drive(context.Background(), r, "go", Answers{Yes: true, HeldBack: policy.HeldBack, Summarize: reg.Summary}, &stderr)
+	res := Drive(context.Background(), r, "go", nil, Answers{Yes: true, HeldBack: policy.HeldBack, Summarize: reg.Summary}, &stderr)
 	approved := map[string]bool{"c1": true, "c2": true, "c6": true}
 	if res.Denied != 3 || len(r.decisions) != len(r.pending) {
 		t.Fatalf("Denied = %d, decisions = %+v", res.Denied, r.decisions)
@@ -157,7 +157,7 @@ func TestYesHoldsBackWhatThePolicyHoldsBack(t *testing.T) {
 func TestDriveWithoutYesDeniesAndSaysHowToAllow(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{Summarize: summaries(t)}, &stderr)
+	res := Drive(context.Background(), r, "go", nil, Answers{Summarize: summaries(t)}, &stderr)
 	if res.Denied != 2 {
 		t.Fatalf("Denied = %d", res.Denied)
 	}
@@ -281,7 +281,7 @@ type childRunner struct {
 
 func (r *childRunner) AskChildrenWith(ask agent.ChildAsker) { r.ask = ask }
 
-func (r *childRunner) Run(ctx context.Context, _ string) (agent.Outcome, error) {
+func (r *childRunner) Run(ctx context.Context, _ string, _ ...chat.Image) (agent.Outcome, error) {
 	d, err := r.ask(ctx, hooks.Agent{ID: "t1", Parent: hooks.MainAgent, Type: "general"}, r.pending)
 	r.decisions = d
 	return agent.Outcome{Status: agent.StatusFinished}, err
@@ -319,7 +319,7 @@ func TestSubagentCallsAreAnsweredLikeTheRuns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &childRunner{pending: pending}
 			var stderr bytes.Buffer
-			res := Drive(context.Background(), r, "go", tc.a, &stderr)
+			res := Drive(context.Background(), r, "go", nil, tc.a, &stderr)
 			var got []agent.Verdict
 			for _, d := range r.decisions {
 				got = append(got, d.Verdict)

@@ -16,7 +16,7 @@ import (
 func TestDriveSavesAPauseItCannotAnswer(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{Save: true}, &stderr)
+	res := Drive(context.Background(), r, "go", nil, Answers{Save: true}, &stderr)
 	if !res.Saved || res.Outcome.Status != agent.StatusPaused || len(res.Outcome.Pending) != 2 || r.decisions != nil || res.Denied != 0 {
 		t.Fatalf("Drive = %+v, decisions %+v", res, r.decisions)
 	}
@@ -27,11 +27,11 @@ func TestDriveSavesAPauseItCannotAnswer(t *testing.T) {
 		return ""
 	}
 	r = &scriptedRunner{}
-	if res := Drive(context.Background(), r, "go", Answers{Save: true, Yes: true, HeldBack: protected}, &stderr); !res.Saved || r.decisions != nil {
+	if res := Drive(context.Background(), r, "go", nil, Answers{Save: true, Yes: true, HeldBack: protected}, &stderr); !res.Saved || r.decisions != nil {
 		t.Errorf("a call --yes may not approve: %+v, decisions %+v", res, r.decisions)
 	}
 	r = &scriptedRunner{}
-	if res := Drive(context.Background(), r, "go", Answers{Save: true, Yes: true}, &stderr); res.Saved || len(r.decisions) != 2 || res.Outcome.Status != agent.StatusFinished {
+	if res := Drive(context.Background(), r, "go", nil, Answers{Save: true, Yes: true}, &stderr); res.Saved || len(r.decisions) != 2 || res.Outcome.Status != agent.StatusFinished {
 		t.Errorf("--yes answers all: %+v, decisions %+v", res, r.decisions)
 	}
 }
@@ -50,7 +50,7 @@ func TestContinueResumesWithTheAnswers(t *testing.T) {
 // arguments, hook, reason) on stdout, in every format.
 func TestSavedPauseNamesTheSessionAndThePendingCalls(t *testing.T) {
 	r := &scriptedRunner{}
-	res := Drive(context.Background(), r, "go", Answers{Save: true}, &bytes.Buffer{})
+	res := Drive(context.Background(), r, "go", nil, Answers{Save: true}, &bytes.Buffer{})
 	res.Session = "20261122-223000-1a2b"
 
 	var text bytes.Buffer

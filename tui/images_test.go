@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+const pngHead = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+func TestPastedImagePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/shot.png":                     "@/tmp/shot.png ",
+		"'/tmp/Screen Shot 1.PNG'":          `@"/tmp/Screen Shot 1.PNG" `,
+		`"/tmp/Screen Shot 1.jpg"`:          `@"/tmp/Screen Shot 1.jpg" `,
+		`/tmp/Screen\ Shot\ 1.webp`:         `@"/tmp/Screen Shot 1.webp" `,
+		"file:///tmp/a%20b.gif\n":           `@"/tmp/a b.gif" `,
+		"~/Desktop/x.jpeg":                  "@~/Desktop/x.jpeg ",
+		"shot.png":                          "", // a relative path: typed text, not a dropped file
+		"/tmp/notes.txt":                    "",
+		"/tmp/a.png\n/tmp/b.png":            "",
+		`/tmp/a".png`:                       "",
+		"look at /tmp/shot.png and tell me": "",
+	} {
+		got, ok := pastedImagePath(in)
+		if ok != (want != "") || got != want {
+			t.Errorf("pastedImagePath(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// @shot.png sends the image as an image_url part of the prompt (the
+// real Worker against the scripted server); a dropped screenshot's path,
+// pasted, is attached from outside the workspace.
+func TestFlowImageMention(t *testing.T) {
+	f := newFlow(t, "tui_answer.json")
+	if err := os.WriteFile(filepath.Join(f.workspace, "shot.png"), []byte(pngHead+"pixels"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.submit("what is in @shot.png")
+	f.p.waitText(t, "attached the image shot.png (image/png")
+	f.p.waitText(t, "That is all.")
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	raw := string(reqs[0].Raw)
+	if !strings.Contains(raw, `"image_url":{"url":"data:image/png;base64,`) || !strings.Contains(raw, "[image 1: shot.png (image/png, 22 bytes), attached below]") {
+		t.Errorf("the request: %.600s", raw)
+	}
+}
+
+func TestFlowPastedImagePath(t *testing.T) {
+	f := newFlow(t, "tui_answer.json")
+	shot := filepath.Join(t.TempDir(), "Screen Shot.png")
+	if err := os.WriteFile(shot, []byte(pngHead+"pixels"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.tm.Send(tea.PasteMsg{Content: "'" + shot + "'"})
+	f.p.waitText(t, `@"`+shot+`"`)
+	f.tm.Type("what is this?")
+	f.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	f.p.waitText(t, "That is all.")
+	if raw := string(f.srv.Requests()[0].Raw); !strings.Contains(raw, `"image_url":{"url":"data:image/png;base64,`) {
+		t.Errorf("the request: %.600s", raw)
+	}
+	// A text file outside the workspace is not attached.
+	notes := filepath.Join(filepath.Dir(shot), "notes.txt")
+	os.WriteFile(notes, []byte("secret notes"), 0o644)
+	m := f.quit()
+	if _, err := m.opts.Mentions.Attach(notes); err == nil || !strings.Contains(err.Error(), "only an image is attached from there") {
+		t.Errorf("a text file outside the workspace: %v", err)
+	}
+}
