@@ -411,7 +411,8 @@ func sameMessage(a, b *chat.Message) bool {
 		}
 	}
 	for i := range a.Images {
-		if a.Images[i].MIMEType != b.Images[i].MIMEType || !bytes.Equal(a.Images[i].Data, b.Images[i].Data) {
+		ai, bi := &a.Images[i], &b.Images[i]
+		if ai.MIMEType != bi.MIMEType || ai.Path != bi.Path || ai.SHA256 != bi.SHA256 || !bytes.Equal(ai.Data, bi.Data) {
 			return false
 		}
 	}

@@ -358,6 +358,8 @@ func TestSameMessageComparesEveryField(t *testing.T) {
 		"ToolCall.Extra":     func(m *chat.Message) { m.ToolCalls[0].Extra = nil },
 		"Image.MIMEType":     func(m *chat.Message) { m.Images[0].MIMEType = "image/jpeg" },
 		"Image.Data":         func(m *chat.Message) { m.Images[0].Data = []byte{2} },
+		"Image.Path":         func(m *chat.Message) { m.Images[0].Path = "/w/b.png" },
+		"Image.SHA256":       func(m *chat.Message) { m.Images[0].SHA256 = "ab" },
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[chat.Message](), reflect.TypeFor[chat.ToolCall](), reflect.TypeFor[chat.Image]()} {
 		for f := range typ.Fields() {
