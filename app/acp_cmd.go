@@ -15,6 +15,7 @@ import (
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 	"github.com/tackle-dev/tackle/tools/mcp"
 	"github.com/tackle-dev/tackle/tui/acp"
 )
@@ -143,6 +144,15 @@ func (b *acpBackend) open(ctx context.Context, o acp.Open) (_ *acp.Session, err 
 		Tools:   h.toolbox,
 		Policy:  h.policy,
 		Attach:  func(path string) (tools.Mention, error) { return h.ws.ReadMention(path, h.refuseMention) },
+		SaveImage: func(data []byte) (chat.Image, error) {
+			// Kept in tackle's state, where sessions refer to it (the
+			// sandbox hides the state directory from commands).
+			state, err := config.StateDir(b.stdio.Env.get)
+			if err != nil {
+				return chat.Image{}, fmt.Errorf("no state directory to keep it in (set HOME or XDG_STATE_HOME): %w", err)
+			}
+			return tools.SaveImage(filepath.Join(state, "images"), data)
+		},
 		// The first request offers the MCP servers' tools, as a piped
 		// run's does.
 		Ready: h.mcp.waitStarted,

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/tackle-dev/tackle/tools/atomicfile"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -74,6 +76,36 @@ func readImage(r io.Reader, abs string) (chat.Image, error) {
 	}
 	sum := sha256.Sum256(data)
 	return chat.Image{MIMEType: mime, Data: data, Path: abs, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// SaveImage keeps an image that comes without a file of its own (one an
+// editor sends in a prompt) in dir, under its digest, and returns it as
+// ReadImage reads it from there: a session keeps the reference, not the
+// bytes. The same checks hold (at most MaxImageBytes, a PNG, JPEG, GIF or
+// WebP image as its bytes say); an image already kept is not written
+// again.
+func SaveImage(dir string, data []byte) (chat.Image, error) {
+	if len(data) > MaxImageBytes {
+		return chat.Image{}, fmt.Errorf("the image is larger than %d MiB, the most an attached image may be", MaxImageBytes>>20)
+	}
+	mime := SniffImage(data)
+	if mime == "" {
+		return chat.Image{}, ErrNotImage
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	path := filepath.Join(dir, digest+"."+strings.TrimPrefix(mime, "image/"))
+	img := chat.Image{MIMEType: mime, Data: data, Path: path, SHA256: digest}
+	if kept, err := ReadImage(path); err == nil && kept.SHA256 == digest {
+		return img, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return chat.Image{}, err
+	}
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
+		return chat.Image{}, err
+	}
+	return img, nil
 }
 
 // ImageSize says an image's type and size in words: "image/png, 12 KiB".

@@ -41,6 +41,53 @@ func TestReadImageSniffsTheBytes(t *testing.T) {
 	}
 }
 
+// An image without a file (an editor's) is kept under its digest and
+// read back as ReadImage reads it; what is no image, or too large, is
+// refused and nothing is written.
+func TestSaveImage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "images")
+	img, err := SaveImage(dir, []byte(pngHead+"pixels"))
+	if err != nil || img.MIMEType != "image/png" || filepath.Dir(img.Path) != dir || img.Path != filepath.Join(dir, img.SHA256+".png") {
+		t.Fatalf("saved: %+v, %v", img, err)
+	}
+	back, err := ReadImage(img.Path)
+	if err != nil || back.SHA256 != img.SHA256 || string(back.Data) != pngHead+"pixels" {
+		t.Errorf("read back: %+v, %v", back, err)
+	}
+	fi, err := os.Stat(img.Path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the kept image: %v, %v", fi, err)
+	}
+	// Kept again: the same file, unchanged.
+	if again, err := SaveImage(dir, []byte(pngHead+"pixels")); err != nil || again.Path != img.Path {
+		t.Errorf("saved again: %+v, %v", again, err)
+	}
+	// A file planted under an image's name is replaced by the image.
+	other := []byte("\xff\xd8\xff\xe0\x00\x10JFIF")
+	want, err := SaveImage(t.TempDir(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(dir, filepath.Base(want.Path))
+	if err := os.WriteFile(planted, []byte("not it"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SaveImage(dir, other); err != nil || got.Path != planted {
+		t.Fatalf("saved over a planted file: %+v, %v", got, err)
+	}
+	if b, _ := os.ReadFile(planted); string(b) != string(other) {
+		t.Errorf("the planted file was kept: %q", b)
+	}
+	for name, data := range map[string]string{"a script": "#!/bin/sh\nrm -rf ~\n", "a PNG over the limit": pngHead + strings.Repeat("x", MaxImageBytes)} {
+		if _, err := SaveImage(dir, []byte(data)); err == nil {
+			t.Errorf("%s was kept", name)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files kept, want the two images", len(entries))
+	}
+}
+
 // @shot.png in the workspace is attached as an image, inside the
 // workspace only, refused like any file a rule denies.
 func TestMentionOfAnImage(t *testing.T) {

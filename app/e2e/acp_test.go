@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/tackle-dev/tackle/agent/llmtest"
 	"github.com/tackle-dev/tackle/agent/session"
 	"github.com/tackle-dev/tackle/app"
 	"github.com/tackle-dev/tackle/tools/chat"
@@ -263,8 +265,8 @@ func TestE2EACPSession(t *testing.T) {
 		t.Errorf("agentInfo = %+v, want tackle", init.AgentInfo)
 	}
 	caps := init.AgentCapabilities
-	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.PromptCapabilities.Image || !caps.PromptCapabilities.EmbeddedContext || !caps.McpCapabilities.Http {
-		t.Errorf("capabilities = %+v: want session loading and listing, no images, embedded context, MCP over HTTP", caps)
+	if !caps.LoadSession || caps.SessionCapabilities.List == nil || !caps.PromptCapabilities.Image || !caps.PromptCapabilities.EmbeddedContext || !caps.McpCapabilities.Http {
+		t.Errorf("capabilities = %+v: want session loading and listing, images, embedded context, MCP over HTTP", caps)
 	}
 	if sess.Modes == nil || sess.Modes.CurrentModeId != "default" || len(sess.Modes.AvailableModes) != 4 {
 		t.Fatalf("modes = %+v, want the four approval modes, default current", sess.Modes)
@@ -852,5 +854,64 @@ func TestE2EACPLoadNotes(t *testing.T) {
 	last := msgs[len(msgs)-1].Content
 	if !strings.HasPrefix(last, "[Note from tackle: b.go was restored]") || !strings.HasSuffix(last, "next") || len(msgs) != 4 {
 		t.Errorf("the prompt after the load went out as %q in %d messages, want the waiting note before it after the 3 saved", last, len(msgs))
+	}
+}
+
+// TestE2EACPImage: an image the editor sends with a prompt reaches the
+// model as an image_url part; the session keeps it by reference (a file
+// in tackle's state named by its digest), not its bytes, and a load sends
+// it again; what is no image (whatever type the editor names) is left out
+// and the user told.
+func TestE2EACPImage(t *testing.T) {
+	t.Parallel()
+	e := &e2e{t: t, srv: llmtest.NewServer(t, llmtest.NewScript(llmtest.Text("A red square."), llmtest.Text("Still red."))), workspace: t.TempDir(), home: t.TempDir()}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRred square")
+	b64 := base64.StdEncoding.EncodeToString(png)
+	c := e.startACP()
+	_, sess := c.session(e.workspace)
+	resp, err := c.prompt(t.Context(), sess.SessionId,
+		sdk.TextBlock("what is this?"),
+		sdk.ImageBlock(b64, "image/png"),
+		sdk.ImageBlock(base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\nrm -rf ~\n")), "image/png"),
+	)
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, c.stderr)
+	}
+	raw := string(e.requests()[0].Raw)
+	if strings.Count(raw, `"type":"image_url"`) != 1 || !strings.Contains(raw, `{"text":"what is this?","type":"text"},{"image_url":{"url":"data:image/png;base64,`+b64+`"},"type":"image_url"}`) {
+		t.Errorf("the request: %s", raw[max(0, strings.Index(raw, `"role":"user"`)-2000):])
+	}
+	if got := chunks(c.allUpdates(), false); !strings.Contains(got, "an image was not attached: not a PNG, JPEG, GIF or WebP image") {
+		t.Errorf("the editor was not told of the script sent as an image: %q", got)
+	}
+	kept, _ := filepath.Glob(filepath.Join(e.home, ".local", "state", "tackle", "images", "*.png"))
+	if len(kept) != 1 {
+		t.Fatalf("images kept: %v", kept)
+	}
+	if b, err := os.ReadFile(kept[0]); err != nil || !bytes.Equal(b, png) {
+		t.Errorf("the kept image: %q, %v", b, err)
+	}
+	files := e.sessionFiles()
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	if rec := mustRead(t, files[0]); strings.Contains(rec, b64[:16]) || !strings.Contains(rec, `"path":"`+kept[0]+`"`) {
+		t.Errorf("the session keeps the image's bytes or no reference:\n%s", rec)
+	}
+	c.close()
+
+	// Loaded by another process: the image goes with the old prompt.
+	c = e.startACP()
+	if _, err := c.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{SessionId: sess.SessionId, Cwd: e.workspace, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v\nstderr:\n%s", err, c.stderr)
+	}
+	if _, err := c.prompt(t.Context(), sess.SessionId, sdk.TextBlock("and now?")); err != nil {
+		t.Fatalf("prompt after load: %v", err)
+	}
+	if raw := string(e.requests()[1].Raw); !strings.Contains(raw, b64) {
+		t.Errorf("the loaded session's request lacks the image: %.800s", raw)
 	}
 }

@@ -65,6 +65,10 @@ type Session struct {
 	// embedded resource naming a file): inside the workspace, as the
 	// UI's @path, refusing what the UI refuses.
 	Attach func(path string) (tools.Mention, error)
+	// SaveImage keeps an image of a prompt (its bytes, as the editor
+	// sends them) where the session can refer to it, and returns it as
+	// an attached image (tools.SaveImage); nil: images are refused.
+	SaveImage func(data []byte) (chat.Image, error)
 	// Ready, if set, waits for what the first request needs (the MCP
 	// servers starting, each at most its startup timeout), so that it
 	// offers their tools; it returns at once once they started.
@@ -206,7 +210,7 @@ func (a *agentSide) Initialize(context.Context, sdk.InitializeRequest) (sdk.Init
 		// it, else the latest tackle supports, as the protocol says.
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
 			LoadSession:         true,
 			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},

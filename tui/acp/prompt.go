@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -19,9 +21,11 @@ import (
 // block that names it. A file is read as the UI's @path is (inside the
 // workspace; not one a deny rule or protection keeps from the model);
 // an embedded file's text is the editor's (it may not be saved yet),
-// once the same checks let the file be attached. notes say what was
-// left out, for the user.
-func (s *session) promptText(blocks []sdk.ContentBlock) (text string, notes []string) {
+// once the same checks let the file be attached. An image goes with the
+// message as an image the user attached (kept by Session.SaveImage, so
+// the session keeps a reference, not its bytes). notes say what was left
+// out, for the user.
+func (s *session) promptText(blocks []sdk.ContentBlock) (text string, images []chat.Image, notes []string) {
 	var msg, files strings.Builder
 	seen := map[string]bool{}
 	attach := func(path, editorText string, haveText bool) {
@@ -73,12 +77,30 @@ func (s *session) promptText(blocks []sdk.ContentBlock) (text string, notes []st
 		case b.Resource != nil:
 			notes = append(notes, "a binary resource was not attached: tackle takes text only")
 		case b.Image != nil:
-			notes = append(notes, "an image was not attached: tackle does not send images from the editor yet")
+			img, err := s.image(b.Image)
+			if err != nil {
+				notes = append(notes, "an image was not attached: "+err.Error())
+				continue
+			}
+			images = append(images, img)
 		case b.Audio != nil:
 			notes = append(notes, "audio was not attached: tackle takes text only")
 		}
 	}
-	return msg.String() + files.String(), notes
+	return msg.String() + files.String(), images, notes
+}
+
+// image is an image block of the prompt as an attached image: its bytes
+// as they say (never the type the editor gives), kept by SaveImage.
+func (s *session) image(b *sdk.ContentBlockImage) (chat.Image, error) {
+	if s.SaveImage == nil {
+		return chat.Image{}, errors.New("this session takes no images")
+	}
+	data, err := base64.StdEncoding.DecodeString(b.Data)
+	if err != nil {
+		return chat.Image{}, fmt.Errorf("its data is not base64: %w", err)
+	}
+	return s.SaveImage(data)
 }
 
 func isFileURI(uri string) bool { return strings.HasPrefix(uri, "file://") }

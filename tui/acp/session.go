@@ -227,11 +227,11 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 			return stopReason(ctx, out, err)
 		}
 	}
-	text, notes := s.promptText(blocks)
+	text, images, notes := s.promptText(blocks)
 	for _, n := range notes {
 		s.send(sdk.UpdateAgentMessageText("_" + n + "_\n\n"))
 	}
-	out, err := s.Worker.Run(ctx, text)
+	out, err := s.Worker.Run(ctx, text, images...)
 	for err == nil && out.Status == agent.StatusPaused {
 		out, err = s.answer(ctx, out)
 	}
