@@ -64,6 +64,17 @@ func TestFetchURLRefusesTricks(t *testing.T) {
 		{"http://[fe80::1%25eth0]/", "", "bad IPv6"},
 		{"http://go.dev:0/", "", "bad port"},
 		{"http://a b.dev/", "", ""},
+		// Red team: IDNA maps full-width digits and ideographic full stops
+		// to ASCII; what they map to is judged as the ASCII would be.
+		{"http://１２７。０。０。１/", "127.0.0.1", ""},
+		{"http://ｌｏｃａｌｈｏｓｔ/", "localhost", ""},
+		{"http://２１３０７０６４３３/", "", "IPv4 address written in a form"},
+		{"http://０x7f。1/", "", "IPv4 address written in a form"},
+		{"http://127。1/", "", "IPv4 address written in a form"},
+		{"http://１６９０９０３０４/", "", "IPv4 address written in a form"},
+		{"http://go.dev%2F@127.0.0.1/", "", ""},
+		{"http://[::ffff:7f00:1]/", "127.0.0.1", ""},
+		{"http://[fe80::1%25eth0]:80/", "", "bad IPv6"},
 	} {
 		_, host, err := FetchURL(tc.in)
 		switch {

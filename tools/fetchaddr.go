@@ -81,6 +81,12 @@ func FetchHost(h string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("bad host name %q: %v", h, err)
 	}
+	if a != h {
+		// IDNA maps full-width digits and ideographic full stops to
+		// ASCII (１２７。１ is 127.1): what it maps to is judged again,
+		// as the transport dials it.
+		return FetchHost(a)
+	}
 	for _, c := range a {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
 			return "", fmt.Errorf("bad host name %q", h)
