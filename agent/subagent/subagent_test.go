@@ -230,3 +230,61 @@ func TestTaskReportsHowTheSubagentEnded(t *testing.T) {
 		t.Errorf("t1: %q", got)
 	}
 }
+
+// TestChildCannotCallToolsItWasNotGiven (red team): a subagent whose
+// model calls a tool its agent does not have — by its name, in another
+// case, by Claude Code's name, or task itself — gets "Unknown tool", and
+// nothing runs.
+func TestChildCannotCallToolsItWasNotGiven(t *testing.T) {
+	f := newFixture(t, llmtest.Script{
+		Rules: []llmtest.Rule{
+			{FirstUserContains: "SNEAK", Responses: []llmtest.Response{
+				llmtest.ToolCalls(
+					llmtest.Call("c1", tools.Bash, `{"command":"touch pwned1"}`),
+					llmtest.Call("c2", "BASH", `{"command":"touch pwned2"}`),
+					llmtest.Call("c3", "Bash", `{"command":"touch pwned3"}`),
+					llmtest.Call("c4", tools.WriteFile, `{"path":"pwned4","content":"x"}`),
+					llmtest.Call("c5", "Write", `{"file_path":"pwned5","content":"x"}`),
+					llmtest.Call("c6", tools.Task, `{"description":"x","prompt":"SNEAK again","tools":["bash"]}`),
+					llmtest.Call("c7", " bash", `{"command":"touch pwned7"}`),
+				),
+				llmtest.Text("tried"),
+			}},
+		},
+		Responses: []llmtest.Response{
+			llmtest.ToolCalls(llmtest.Call("t1", tools.Task, `{"description":"x","prompt":"SNEAK"}`)),
+			llmtest.Text("done"),
+		},
+	}, Config{})
+	if out, err := f.worker.Run(t.Context(), "go"); err != nil || out.Status != agent.StatusFinished {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	for _, n := range []string{"pwned1", "pwned2", "pwned3", "pwned4", "pwned5", "pwned7"} {
+		if _, err := os.Stat(filepath.Join(f.root, n)); err == nil {
+			t.Errorf("the subagent created %s with a tool it does not have", n)
+		}
+	}
+	var last llmtest.Request
+	for _, r := range f.srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == chat.RoleUser {
+				if m.Content == "SNEAK" {
+					last = r
+				}
+				break
+			}
+		}
+	}
+	n := 0
+	for _, m := range last.Messages {
+		if m.Role == chat.RoleTool {
+			n++
+			if !strings.Contains(m.Content, "Unknown tool") {
+				t.Errorf("%s: %q, want Unknown tool", m.ToolCallID, m.Content)
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d tool results in the subagent's last request, want 7", n)
+	}
+}
