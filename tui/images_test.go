@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackle-dev/tackle/tools"
 )
 
 const pngHead = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
@@ -73,5 +75,46 @@ func TestFlowPastedImagePath(t *testing.T) {
 	m := f.quit()
 	if _, err := m.opts.Mentions.Attach(notes); err == nil || !strings.Contains(err.Error(), "only an image is attached from there") {
 		t.Errorf("a text file outside the workspace: %v", err)
+	}
+}
+
+// TestMentionOfASymlinkOutsideTheWorkspace (red team): a model can plant
+// symbolic links in the workspace; an @mention of one that leads outside
+// (to a key, or to an image) attaches nothing, as text or as an image,
+// named relatively or by the link's absolute path, unless the target is
+// an image named by an absolute path (a dropped screenshot's).
+func TestMentionOfASymlinkOutsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	key := filepath.Join(outside, "id_ed25519")
+	secretImg := filepath.Join(outside, "notes.png")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET\n"), 0o600))
+	must(os.WriteFile(secretImg, []byte(pngHead+"SECRET"), 0o600))
+	must(os.Symlink(key, filepath.Join(ws, "shot.png")))
+	must(os.Symlink(key, filepath.Join(ws, "key.txt")))
+	must(os.Symlink(secretImg, filepath.Join(ws, "pic.png")))
+	must(os.Symlink(outside, filepath.Join(ws, "linkdir")))
+	w, err := tools.OpenWorkspace(ws)
+	must(err)
+	t.Cleanup(func() { w.Close() })
+	m := WorkspaceMentions{WS: w}
+	for _, p := range []string{
+		"shot.png", "key.txt", "pic.png", "linkdir/id_ed25519", "linkdir/notes.png",
+		"./shot.png", "linkdir/../linkdir/notes.png", `"pic.png"`,
+		filepath.Join(ws, "shot.png"), filepath.Join(ws, "key.txt"), filepath.Join(ws, "linkdir", "id_ed25519"),
+	} {
+		f, err := m.Attach(p)
+		if err == nil {
+			t.Errorf("Attach(%q) attached %q (image %v)", p, f.Text, f.Image != nil)
+		}
+		if strings.Contains(f.Text, "SECRET") || f.Image != nil {
+			t.Errorf("Attach(%q) read the target: %+v", p, f)
+		}
 	}
 }
