@@ -62,3 +62,62 @@ func TestTurnRules(t *testing.T) {
 		t.Errorf("a configured exact rule: %s %q", actionNames[got.Action], got.Reason)
 	}
 }
+
+// TestTurnRuleNoWiderThanWritten (red team): a custom command's
+// bash(git *) covers git's reading subcommands, not the options and
+// subcommands that run code or write files; the turn's fetch rule
+// covers its host only.
+func TestTurnRuleNoWiderThanWritten(t *testing.T) {
+	root := protectedTree(t)
+	p := mustPolicy(t, Default, nil, nil, WithWorkspace(root))
+	p.SetTurnRules("/ship", mustRules(t, "bash(git *)", "fetch(domain:*.go.dev)"))
+	for _, cmd := range []string{
+		"git -c core.pager='sh -c id' log",
+		"git -c core.sshCommand=id fetch",
+		"git -c alias.x='!id' x",
+		"git --exec-path=. status",
+		"git --config-env=core.pager=X log",
+		"git -C /tmp status",
+		"git --git-dir=/tmp/x status",
+		"git --work-tree=/ status",
+		"git config core.fsmonitor id",
+		"git diff --output=x",
+		"git log --output=../x",
+		"git ${X} status",
+		"GIT_PAGER=id git log",
+		"GIT_EXTERNAL_DIFF=id git diff",
+		"git status; touch x",
+		"git submodule foreach id",
+		"git bisect run id",
+		"git rebase --exec id HEAD~1",
+		"git filter-branch --tree-filter id",
+		"git difftool -x id",
+		"git grep --open-files-in-pager=id x",
+		"git fetch --upload-pack=id origin",
+		"git archive --remote=x --exec=id HEAD",
+	} {
+		if got := p.Decide(bashCall(cmd)); got.Action == cont {
+			t.Errorf("bash(git *) as a turn rule allowed %q: %q", cmd, got.Reason)
+		}
+	}
+	if got := p.Decide(bashCall("git log --oneline")); got.Action != cont {
+		t.Errorf("bash(git *) did not allow git log: %s %q", actionNames[got.Action], got.Reason)
+	}
+	for _, u := range []string{"https://go.dev/", "https://evilgo.dev/", "https://go.dev.evil.com/", "https://x.go.dev@evil.com/", "https://evil.com/?x.go.dev", "https://evil.com#.go.dev", "http://127.0.0.1/.go.dev"} {
+		c := chat.ToolCall{ID: "f", Name: "fetch", Arguments: `{"url":"` + u + `"}`}
+		if got := p.Decide(c); got.Action == cont {
+			t.Errorf("fetch(domain:*.go.dev) as a turn rule allowed %s: %q", u, got.Reason)
+		}
+	}
+	c := chat.ToolCall{ID: "f", Name: "fetch", Arguments: `{"url":"https://pkg.go.dev/x"}`}
+	if got := p.Decide(c); got.Action != cont {
+		t.Errorf("fetch(domain:*.go.dev) did not allow pkg.go.dev: %s %q", actionNames[got.Action], got.Reason)
+	}
+	if !p.FollowsRedirect("https://pkg.go.dev/y") || p.FollowsRedirect("https://evil.com/") {
+		t.Error("redirects under the turn rule")
+	}
+	p.ClearTurnRules()
+	if p.FollowsRedirect("https://pkg.go.dev/y") {
+		t.Error("a redirect is followed under a turn rule that ended")
+	}
+}
