@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -79,4 +81,62 @@ func TestCustomCommandsDoNotTakeBuiltinNames(t *testing.T) {
 	if Builtin("review") {
 		t.Error("Builtin(review)")
 	}
+}
+
+// TestCustomCommandRulesEndWithAnInterruptedTurn (red team): a custom
+// command's allowed-tools end with its turn however it ends — a turn that
+// failed, one interrupted while running, one interrupted while paused —
+// and a later plain prompt runs without them.
+func TestCustomCommandRulesEndWithAnInterruptedTurn(t *testing.T) {
+	var policy *approval.Policy
+	cmds := []slash.Command{{Name: "review", Scope: "project", Path: "/p/.tackle/commands/review.md",
+		Allowed: []approval.Rule{{Tool: "bash", Pattern: "git diff *"}}, Body: "Review."}}
+	h := newHarness(t, func(o *Options) {
+		policy = o.Policy.(*approval.Policy)
+		o.Commands, o.TurnRules = cmds, policy
+	})
+	allowed := func() bool { return policy.Decide(gitDiff()).Action == 0 }
+
+	// A failed turn.
+	h.agent.outcomes = []fakeOutcome{{err: errors.New("the model's server is gone")}}
+	h.typeText("/review")
+	h.keys("enter")
+	if allowed() {
+		t.Error("after a failed turn")
+	}
+	// A turn interrupted while it runs.
+	h.agent.outcomes = []fakeOutcome{{block: true}}
+	h.hold = true
+	h.typeText("/review")
+	h.keys("enter")
+	if !allowed() {
+		t.Error("while the turn runs")
+	}
+	h.keys("esc")
+	h.release()
+	if allowed() {
+		t.Error("after an interrupted turn")
+	}
+	// A turn interrupted while paused.
+	h.agent.outcomes = []fakeOutcome{
+		{out: agent.Outcome{Status: agent.StatusPaused, Pending: []agent.PendingCall{{Call: bashCall("c1", "make"), Reason: "asks"}}}},
+		{err: context.Canceled},
+	}
+	h.typeText("/review")
+	h.keys("enter")
+	if !allowed() {
+		t.Error("while paused")
+	}
+	h.keys("ctrl+c")
+	if allowed() {
+		t.Error("after a paused turn was interrupted")
+	}
+	// The next plain prompt runs without them.
+	h.hold = true
+	h.typeText("go on")
+	h.keys("enter")
+	if allowed() {
+		t.Error("during a later plain turn")
+	}
+	h.release()
 }
