@@ -433,3 +433,58 @@ func TestFetchPreviewAndInspect(t *testing.T) {
 func callOf(name, args string) chat.ToolCall {
 	return chat.ToolCall{ID: "call_1", Name: name, Arguments: args}
 }
+
+// TestFetchRedirectTricks (red team): a page on a host a rule names
+// (127.0.0.1 here) redirects, with every status and spelling, to the same
+// machine under another name, to other schemes, to addresses written
+// another way; with every redirect allowed (yolo), none of them reaches
+// the machine, which only the named host may.
+func TestFetchRedirectTricks(t *testing.T) {
+	var secret atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/secret", func(w http.ResponseWriter, r *http.Request) {
+		secret.Add(1)
+		fmt.Fprint(w, "SECRET")
+	})
+	var target atomic.Value
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		mux.HandleFunc(fmt.Sprintf("/r%d", code), func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", target.Load().(string))
+			w.WriteHeader(code)
+		})
+	}
+	s := loopbackServer(t, mux)
+	port := s.Listener.Addr().(*net.TCPAddr).Port
+	cfg := FetchConfig{Named: named("127.0.0.1"), Follow: func(string) bool { return true }}
+	for _, to := range []string{
+		fmt.Sprintf("http://localhost:%d/secret", port),
+		fmt.Sprintf("http://LOCALHOST.:%d/secret", port),
+		fmt.Sprintf("//localhost:%d/secret", port),
+		fmt.Sprintf("http://[::ffff:127.0.0.2]:%d/secret", port),
+		fmt.Sprintf("http://127.0.0.2:%d/secret", port),
+		fmt.Sprintf("http://2130706433:%d/secret", port),
+		fmt.Sprintf("http://%%32%%31%%33%%30706433:%d/secret", port),
+		fmt.Sprintf("http://０x7f。1:%d/secret", port),
+		fmt.Sprintf("http://127。0。0。2:%d/secret", port),
+		fmt.Sprintf("http://[fe80::1%%25lo]:%d/secret", port),
+		fmt.Sprintf("http://x@localhost:%d/secret", port),
+		"file:///etc/passwd",
+		"data:text/plain,hidden",
+		"gopher://localhost:70/",
+		"ftp://localhost/",
+		"http://169.254.169.254/latest/meta-data/",
+		"http://[fd00:ec2::254]/",
+		"http://metadata.google.internal/",
+	} {
+		target.Store(to)
+		for _, code := range []int{301, 302, 303, 307, 308} {
+			r := runFetch(t, cfg, FetchArgs{URL: fmt.Sprintf("%s/r%d", s.URL, code)})
+			if !r.IsError || strings.Contains(r.Content, "SECRET") {
+				t.Errorf("%d to %s: %+v", code, to, r)
+			}
+		}
+	}
+	if n := secret.Load(); n != 0 {
+		t.Errorf("the page was reached %d times", n)
+	}
+}
