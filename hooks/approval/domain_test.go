@@ -160,3 +160,33 @@ func TestFollowsRedirect(t *testing.T) {
 		t.Error("yolo: follows what it should not, or not what it should")
 	}
 }
+
+// TestFetchDenyRulesSeeThroughSpellings (red team): in yolo, where only
+// deny rules stop fetch, a denied host spelt in upper case, with a final
+// dot, in full-width letters or ideographic full stops, or a denied IPv4
+// address written in decimal (full-width, which IDNA maps to ASCII), is
+// denied or refused by fetch itself.
+func TestFetchDenyRulesSeeThroughSpellings(t *testing.T) {
+	reg := registryOn(t, t.TempDir())
+	deny := mustRules(t, "fetch(domain:pastebin.com)", "fetch(domain:93.184.216.34)", "fetch(domain:*.evil.example)")
+	p := New(Yolo, reg, WithRules(nil, deny))
+	for _, u := range []string{
+		"https://PASTEBIN.COM/raw/x",
+		"https://pastebin.com./raw/x",
+		"https://ｐａｓｔｅｂｉｎ。ｃｏｍ/raw/x",
+		"https://pastebin.com:443/raw/x",
+		"http://93.184.216.34/",
+		"http://[::ffff:93.184.216.34]/",
+		"http://[::ffff:5db8:d822]/",
+		"http://９３。１８４。２１６。３４/",
+		"http://1572395042/",
+		"http://１５７２３９５０４２/",
+		"http://0x5d.0xb8.0xd8.0x22/",
+		"https://a.b.EVIL.example./",
+	} {
+		got := p.Decide(fetchCall(u))
+		if _, _, err := tools.FetchURL(u); got.Action != skip && err == nil {
+			t.Errorf("%s: %s (%q), want it denied or refused", u, actionNames[got.Action], got.Reason)
+		}
+	}
+}
