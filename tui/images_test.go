@@ -118,3 +118,47 @@ func TestMentionOfASymlinkOutsideTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionByAbsolutePathJudgesTheLinkTarget (red team): an image
+// named by its absolute path (outside the workspace) is judged by Refuse
+// where its symbolic links lead, as Refuse's contract says: a link the
+// model planted (in the workspace, or in /tmp) to an image a rule denies
+// attaches nothing.
+func TestMentionByAbsolutePathJudgesTheLinkTarget(t *testing.T) {
+	ws, outside, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	private := filepath.Join(outside, "private")
+	must(os.MkdirAll(private, 0o755))
+	scan := filepath.Join(private, "passport.png")
+	must(os.WriteFile(scan, []byte(pngHead+"SECRET"), 0o600))
+	must(os.Symlink(scan, filepath.Join(ws, "shot.png")))
+	must(os.Symlink(scan, filepath.Join(tmp, "Screen Shot.png")))
+	must(os.Symlink(private, filepath.Join(tmp, "dir")))
+	w, err := tools.OpenWorkspace(ws)
+	must(err)
+	t.Cleanup(func() { w.Close() })
+	realPrivate, err := filepath.EvalSymlinks(private)
+	must(err)
+	m := WorkspaceMentions{WS: w, Refuse: func(p string) string {
+		if filepath.IsAbs(p) && (p == realPrivate || strings.HasPrefix(p, realPrivate+string(filepath.Separator))) {
+			return "an approval rule denies reading it"
+		}
+		return ""
+	}}
+	for _, p := range []string{scan, filepath.Join(ws, "shot.png"), filepath.Join(tmp, "Screen Shot.png"), filepath.Join(tmp, "dir", "passport.png")} {
+		if f, err := m.Attach(p); err == nil || f.Image != nil {
+			t.Errorf("Attach(%q) attached the denied image: %v", p, err)
+		}
+	}
+	// An image outside that no rule denies is attached, by its path.
+	other := filepath.Join(tmp, "ok.png")
+	must(os.WriteFile(other, []byte(pngHead+"pixels"), 0o644))
+	if f, err := m.Attach(other); err != nil || f.Image == nil {
+		t.Errorf("Attach(%q) = %+v, %v", other, f, err)
+	}
+}

@@ -193,12 +193,21 @@ func (w WorkspaceMentions) Files() []string {
 func (w WorkspaceMentions) Attach(path string) (tools.Mention, error) {
 	if abs := expandHome(path); filepath.IsAbs(abs) {
 		if _, err := w.WS.Resolve(abs); err != nil {
+			// Judged, and read, where its links lead: a link planted
+			// in the workspace or in /tmp may lead to an image a rule
+			// denies (the path as typed is judged too).
+			real, err := filepath.EvalSymlinks(abs)
+			if err != nil {
+				return tools.Mention{}, err
+			}
 			if w.Refuse != nil {
-				if why := w.Refuse(abs); why != "" {
-					return tools.Mention{}, errors.New(why)
+				for _, p := range []string{abs, real} {
+					if why := w.Refuse(p); why != "" {
+						return tools.Mention{}, errors.New(why)
+					}
 				}
 			}
-			img, err := tools.ReadImage(abs)
+			img, err := tools.ReadImage(real)
 			if err != nil {
 				if errors.Is(err, tools.ErrNotImage) {
 					return tools.Mention{}, fmt.Errorf("%s is outside the workspace: only an image is attached from there", path)
