@@ -71,3 +71,18 @@ func callOf(s string) chat.ToolCall {
 	}
 	return fileCall(tool, arg)
 }
+
+// TestReadAllowedTakesAbsolutePaths (red team): the UI judges an image
+// @mentioned from outside the workspace with ReadAllowed on its absolute
+// path (links resolved): a deny rule on reading an absolute directory
+// covers it.
+func TestReadAllowedTakesAbsolutePaths(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	p := mustPolicy(t, Default, nil, []string{"read_file(" + filepath.ToSlash(outside) + "/private/**)"}, WithWorkspace(root))
+	if p.ReadAllowed(filepath.Join(outside, "private", "scan.png")) {
+		t.Error("a denied absolute path is allowed")
+	}
+	if !p.ReadAllowed(filepath.Join(outside, "public.png")) {
+		t.Error("an absolute path no rule denies is refused")
+	}
+}
