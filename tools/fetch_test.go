@@ -105,9 +105,9 @@ func TestBlockedAddr(t *testing.T) {
 		{"::127.0.0.1", true}, {"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true}, {"2002:7f00:1::", true},
 		{"2002:a9fe:a9fe::1", true}, {"100.64.0.1", true}, {"fe80::1", true}, {"fc00::1", true},
 		{"224.0.0.1", true}, {"ff02::1", true}, {"255.255.255.255", true}, {"198.18.0.1", true},
-		{"fec0::1", true}, {"2001:0:1::1", true},
+		{"fec0::1", true}, {"2001:0:1::1", true}, {"::ffff:0:127.0.0.1", true}, {"::ffff:0:169.254.169.254", true},
 		{"8.8.8.8", false}, {"140.82.112.3", false}, {"2606:4700::1111", false}, {"64:ff9b::808:808", false},
-		{"2002:808:808::1", false}, {"::ffff:8.8.8.8", false},
+		{"2002:808:808::1", false}, {"::ffff:8.8.8.8", false}, {"::ffff:0:8.8.8.8", false},
 	} {
 		why := BlockedAddr(netip.MustParseAddr(tc.ip))
 		if (why != "") != tc.blocked {

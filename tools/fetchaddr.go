@@ -127,14 +127,17 @@ var (
 	sixTo4   = netip.MustParsePrefix("2002::/16")
 	teredo   = netip.MustParsePrefix("2001::/32")
 	v4Compat = netip.MustParsePrefix("::/96")
-	siteLoc  = netip.MustParsePrefix("fec0::/10")
+	// IPv4-translated (SIIT, RFC 2765): a translator routes it to the
+	// IPv4 address it carries.
+	v4Trans = netip.MustParsePrefix("::ffff:0:0:0/96")
+	siteLoc = netip.MustParsePrefix("fec0::/10")
 )
 
 // BlockedAddr says why fetch does not connect to ip unless a rule names
 // the host — a loopback, link-local (the cloud metadata service at
 // 169.254.169.254, fd00:ec2::254), private, unspecified, multicast or
 // reserved address, or an IPv6 address carrying such an IPv4 address
-// (IPv4-mapped, -compatible, NAT64, 6to4) — or "" for a public unicast
+// (IPv4-mapped, -compatible, -translated, NAT64, 6to4) — or "" for a public unicast
 // address.
 func BlockedAddr(ip netip.Addr) string {
 	ip = ip.Unmap().WithZone("")
@@ -149,6 +152,9 @@ func BlockedAddr(ip netip.Addr) string {
 		case v4Compat.Contains(ip):
 			copy(v4[:], b[12:])
 			return embedded("IPv4-compatible", netip.AddrFrom4(v4))
+		case v4Trans.Contains(ip):
+			copy(v4[:], b[12:])
+			return embedded("IPv4-translated", netip.AddrFrom4(v4))
 		case nat64.Contains(ip):
 			copy(v4[:], b[12:])
 			return embedded("NAT64", netip.AddrFrom4(v4))
