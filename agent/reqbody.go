@@ -380,15 +380,10 @@ func appendWireString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// plainWord reports whether the eight bytes of w are all ASCII that a
-// JSON string holds as it is: none below 0x20, none a quote or a
-// backslash, none 0x80 or above. (x-0x01…)&^x&0x80… is not zero exactly
-// when a byte of x is zero; x-0x20… likewise when one is below 0x20.
+// plainWord reports whether the eight bytes of w are plain JSON string
+// text (chat.PlainJSON).
 func plainWord(w string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(w), len(w))) // read only
-	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+	return chat.PlainJSON(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(w), len(w)))) // read only
 }
 
 // sameMessage reports whether a and b are the same message. Every field

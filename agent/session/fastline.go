@@ -228,11 +228,6 @@ func (p *lineParser) str() (string, bool) {
 	}
 }
 
-// plainBytes reports whether the eight bytes of w are all ASCII that a
-// JSON string holds as it is: none below 0x20, no quote, no backslash.
-func plainBytes(w []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := binary.LittleEndian.Uint64(w)
-	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
-}
+// plainBytes reports whether the eight bytes of w are plain JSON string
+// text (chat.PlainJSON).
+func plainBytes(w []byte) bool { return chat.PlainJSON(binary.LittleEndian.Uint64(w)) }
