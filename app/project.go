@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/tackle-dev/tackle/app/config"
 	"github.com/tackle-dev/tackle/hooks/approval"
 	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/tools/mcp"
 )
 
@@ -199,8 +199,18 @@ func agentFormat(path string) (subagent.Format, bool) {
 	return 0, false
 }
 
+// maxProjectFile bounds a project file tackle reads for itself (its
+// config, .mcp.json, Claude Code settings, agent files).
+const maxProjectFile = 4 << 20
+
+// readIfExists reads a project file, nil when there is none. A repository
+// decides what its files are: a link to a FIFO or to /dev/zero must not
+// hang or fill tackle's start, before any trust (tools.ReadRegular).
 func readIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := tools.ReadRegular(path, maxProjectFile+1)
+	if err == nil && len(b) > maxProjectFile {
+		err = fmt.Errorf("%s is larger than %d MiB", path, maxProjectFile>>20)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

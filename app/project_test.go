@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -170,5 +171,34 @@ func TestProjectCommandsNeedTrust(t *testing.T) {
 	p, err = openProject(root, false, env, nil, &stderr)
 	if err != nil || len(p.commands) != 1 || p.commands[0].Name != "frontend:button" {
 		t.Errorf("changed: %+v %v\n%s", p.commands, err, stderr.String())
+	}
+}
+
+// A cloned repository decides what its files are: an agent or command
+// file, a config or a Claude settings file that is a FIFO (the open
+// would block) or a link to /dev/zero (the read would never end) makes
+// projectFiles fail naming it, at once, before any trust question —
+// before, the start hung or filled the memory.
+func TestProjectFilesThatAreNoFiles(t *testing.T) {
+	for _, rel := range []string{".tackle/agents/a.md", ".claude/agents/a.md", ".tackle/config.json", ".claude/settings.json", ".mcp.json"} {
+		for _, kind := range []string{"fifo", "zero"} {
+			root := t.TempDir()
+			p := filepath.Join(root, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(p, 0o600)
+			} else {
+				err = os.Symlink("/dev/zero", p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := projectFiles(root, ""); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%s as a %s: %v, want it refused as no regular file", rel, kind, err)
+			}
+		}
 	}
 }

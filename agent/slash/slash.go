@@ -19,9 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -31,6 +29,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tackle-dev/tackle/hooks/approval"
+	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/hooks/claude"
 )
 
@@ -353,22 +352,8 @@ type File struct {
 }
 
 // Read reads a command file: at most MaxFile+1 bytes, so that Parse
-// can refuse a larger one.
-func Read(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return io.ReadAll(io.LimitReader(f, MaxFile+1))
-}
+// can refuse a larger one; a regular file only (tools.ReadRegular).
+func Read(path string) ([]byte, error) { return tools.ReadRegular(path, MaxFile+1) }
 
 // LoadDir reads the command files of d. A missing directory has none;
 // a file that cannot be read or parsed is an error in the joined error,

@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,6 +222,9 @@ func cutLine(data []byte, want string) ([]byte, bool) {
 	return rest, true
 }
 
+// MaxFile bounds an agent file.
+const MaxFile = 256 << 10
+
 // Dir is a directory of agent files and their format.
 type Dir struct {
 	Path   string
@@ -240,9 +242,13 @@ func LoadDir(d Dir) ([]Def, error) {
 	var defs []Def
 	var errs []error
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := tools.ReadRegular(p, MaxFile+1)
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if len(b) > MaxFile {
+			errs = append(errs, fmt.Errorf("%s is larger than %d KiB, the most an agent file may be", p, MaxFile>>10))
 			continue
 		}
 		def, err := Parse(p, b, d.Format)
