@@ -15,7 +15,6 @@
 package slash
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,9 +27,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tackle-dev/tackle/agent/project"
 	"github.com/tackle-dev/tackle/hooks/approval"
-	"github.com/tackle-dev/tackle/tools"
 	"github.com/tackle-dev/tackle/hooks/claude"
+	"github.com/tackle-dev/tackle/tools"
+	"github.com/tackle-dev/tackle/tools/chat"
 )
 
 // Format is the format of a command file: tackle's, or Claude Code's
@@ -186,7 +187,7 @@ func Parse(path, name string, data []byte, f Format, workspace, home string) (Co
 	if !validName(name) {
 		return Command{}, fmt.Errorf("%s: the command name %q: use lowercase letters, digits, - and _ (a subdirectory is a namespace, name:sub)", path, name)
 	}
-	fm, body, err := splitFront(data)
+	fm, body, _, err := project.SplitFrontMatter(data)
 	if err != nil {
 		return Command{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -200,11 +201,11 @@ func Parse(path, name string, data []byte, f Format, workspace, home string) (Co
 	if c.Body == "" {
 		return Command{}, fmt.Errorf("%s: the prompt is empty", path)
 	}
-	c.Description = oneLine(fr.Description)
+	c.Description = chat.OneLine(fr.Description, 0)
 	if c.Description == "" {
 		c.Description = firstLine(c.Body)
 	}
-	c.ArgumentHint = oneLine(string(fr.ArgumentHint))
+	c.ArgumentHint = chat.OneLine(string(fr.ArgumentHint), 0)
 	c.Model = strings.TrimSpace(fr.Model)
 	if f == Claude && slices.Contains(claudeModels, strings.ToLower(c.Model)) {
 		if c.Model != "" && !strings.EqualFold(c.Model, "inherit") {
@@ -274,8 +275,6 @@ func validName(name string) bool {
 	return true
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // firstLine is the body's first line of text, for a command without a
 // description.
 func firstLine(body string) string {
@@ -288,32 +287,6 @@ func firstLine(body string) string {
 		}
 	}
 	return ""
-}
-
-// splitFront splits a file into its front matter (between lines of
-// "---" at its start; nil when it has none) and its body.
-func splitFront(data []byte) (front, body []byte, err error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	if strings.TrimRight(string(line), " \t\r") != "---" {
-		return nil, data, nil
-	}
-	for off := 0; off <= len(rest); {
-		end := bytes.IndexByte(rest[off:], '\n')
-		l := rest[off:]
-		next := len(rest) + 1
-		if end >= 0 {
-			l, next = rest[off:off+end], off+end+1
-		}
-		if strings.TrimRight(string(l), " \t\r") == "---" {
-			if next > len(rest) {
-				return rest[:off], nil, nil
-			}
-			return rest[:off], rest[next:], nil
-		}
-		off = next
-	}
-	return nil, nil, errors.New("the front matter has no closing ---")
 }
 
 // Files lists the command files of a directory: *.md, in subdirectories

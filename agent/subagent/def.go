@@ -14,7 +14,6 @@
 package subagent
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tackle-dev/tackle/agent/project"
 	"github.com/tackle-dev/tackle/hooks/claude"
 	"github.com/tackle-dev/tackle/tools"
 )
@@ -182,44 +182,15 @@ func toolName(name string, f Format) (string, string) {
 	return name, ""
 }
 
-// splitFront splits a file into its front matter (between lines of
-// "---" at its start) and its body. A file without front matter is an
-// error: the description is required.
+// splitFront splits a file into its front matter and its body
+// (project.SplitFrontMatter). A file without front matter is an error:
+// the description is required.
 func splitFront(data []byte) (front, body []byte, err error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	rest, ok := cutLine(data, "---")
-	if !ok {
-		return nil, nil, errors.New("no front matter: the file must start with a line ---, then name, description, tools and model, then ---")
+	front, body, ok, err := project.SplitFrontMatter(data)
+	if err == nil && !ok {
+		err = errors.New("no front matter: the file must start with a line ---, then name, description, tools and model, then ---")
 	}
-	for off := 0; off <= len(rest); {
-		end := bytes.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		next := len(rest) + 1
-		if end >= 0 {
-			line, next = rest[off:off+end], off+end+1
-		}
-		if strings.TrimRight(string(line), " \t\r") == "---" {
-			if next > len(rest) {
-				return rest[:off], nil, nil
-			}
-			return rest[:off], rest[next:], nil
-		}
-		off = next
-	}
-	return nil, nil, errors.New("the front matter has no closing ---")
-}
-
-// cutLine cuts the first line of data when it is want (trailing blanks
-// allowed).
-func cutLine(data []byte, want string) ([]byte, bool) {
-	line, rest, found := bytes.Cut(data, []byte("\n"))
-	if strings.TrimRight(string(line), " \t\r") != want {
-		return nil, false
-	}
-	if !found {
-		return nil, true
-	}
-	return rest, true
+	return front, body, err
 }
 
 // MaxFile bounds an agent file.
