@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,15 +119,9 @@ func dirsDown(top, dir string) []string {
 
 // readInstructions reads a regular file, at most MaxFileBytes of it.
 func readInstructions(path string) (File, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return File{}, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return File{}, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	// Opened without blocking (tools.ReadRegular): a repository's
+	// AGENTS.md linked to a FIFO (/dev/initctl) hung the start.
+	b, err := tools.ReadRegular(path, MaxFileBytes+1)
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return File{}, false
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -149,5 +150,27 @@ func TestCancelledContextIsAnError(t *testing.T) {
 	cancel()
 	if _, err := Gather(ctx, Options{Workspace: repo}); err == nil {
 		t.Error("Gather with a cancelled context succeeded")
+	}
+}
+
+// A repository's instruction file that is no file — a link to a FIFO
+// (whose open would block: the start hung) or to /dev/zero — is left
+// out, and the others are read.
+func TestInstructionsThatAreNoFiles(t *testing.T) {
+	ws := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, "fifo"), filepath.Join(ws, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(ws, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	user := t.TempDir()
+	write(t, filepath.Join(user, "AGENTS.md"), "be brief\n")
+	c := gather(t, Options{Workspace: ws, UserDir: user})
+	if len(c.Instructions) != 1 || c.Instructions[0].Content != "be brief\n" {
+		t.Errorf("instructions: %v", paths(c))
 	}
 }
