@@ -75,7 +75,9 @@
 // and does nothing unless the environment names a plan. Start writes the
 // plan (the mounts, the command, the seccomp filter) to a sealed memfd,
 // builds the Landlock ruleset in Go (rules by enumeration around the
-// hidden paths, every right the kernel's ABI has, 1 to 7), and starts
+// hidden paths, every right the kernel's ABI has, 1 to 7; the last one is
+// kept for the next command while nothing it was built from has changed:
+// rulesets_linux.go), and starts
 // /proc/self/exe with them as extra files; the launcher joins the
 // namespaces the probe made (one user and one network namespace per
 // process: a new network namespace per command would cost a millisecond
@@ -84,7 +86,7 @@
 // in place, so that the pid the caller holds is the command's. A failure
 // reaches Start through a status pipe, as ErrLaunch: the command never
 // runs unsandboxed. About 2 ms per command at LevelFull, 1.7 ms at
-// LevelLandlock (BenchmarkEcho, docs/benchmarks.md); the probe about 8 ms
+// LevelLandlock (BenchmarkEcho, docs/benchmarks.md); the probe about 4 ms
 // once.
 //
 // A binary built without cgo has no launcher and reaches LevelLandlock:

@@ -87,10 +87,12 @@ func handled(abi int, network bool, level Level) rulesetAttr {
 	return a
 }
 
-// ruleset builds a Landlock ruleset.
+// ruleset builds a Landlock ruleset, noting what it was built from
+// (rulesetCache).
 type ruleset struct {
 	fd     int
 	access rulesetAttr
+	from   []fsState // the roots given rules and the directories listed
 }
 
 func newRuleset(abi int, a rulesetAttr) (*ruleset, error) {
@@ -165,9 +167,18 @@ func fdPath(fd int) string {
 // and the directories on the way cannot be listed). Symbolic links are
 // not followed: a link's target is allowed or not where it lies.
 func (r *ruleset) grant(root string, access uint64, denied []string) error {
+	r.from = append(r.from, stateOf(root, false))
+	return r.grantUnder(root, access, denied)
+}
+
+// grantUnder is grant for root, which is root's or an entry of a
+// directory listed on the way to a denied path (whose state covers the
+// entry: replacing it changes the directory).
+func (r *ruleset) grantUnder(root string, access uint64, denied []string) error {
 	if !slices.ContainsFunc(denied, func(d string) bool { return d != root && within(d, root) }) {
 		return r.rule(root, access)
 	}
+	r.from = append(r.from, stateOf(root, true)) // before the listing: a later change shows
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil // cannot be listed: nothing under it is granted
@@ -180,7 +191,7 @@ func (r *ruleset) grant(root string, access uint64, denied []string) error {
 		if slices.Contains(denied, p) {
 			continue
 		}
-		if err := r.grant(p, access, denied); err != nil {
+		if err := r.grantUnder(p, access, denied); err != nil {
 			return err
 		}
 	}
@@ -267,6 +278,7 @@ func buildRuleset(abi int, r resolved, level Level, stdio [3]*os.File) (*ruleset
 		// mounts, and a sandbox nested in this one must list the
 		// directories on the way to its own hidden paths.
 		err = rs.rule("/", unix.LANDLOCK_ACCESS_FS_READ_DIR)
+		rs.from = append(rs.from, stateOf("/", false))
 	}
 	if err == nil {
 		err = rs.grant("/", accessRead, readDenied)
@@ -279,6 +291,7 @@ func buildRuleset(abi int, r resolved, level Level, stdio [3]*os.File) (*ruleset
 	for _, d := range devices {
 		if err == nil {
 			err = rs.rule(d.path, d.access)
+			rs.from = append(rs.from, stateOf(d.path, false))
 		}
 	}
 	if err == nil {

@@ -45,9 +45,17 @@ const (
 type launch struct {
 	level    Level
 	abi      int
-	ns       *namespaces // the namespaces to join at LevelFull
-	launcher bool        // through the launcher; else from a restricted thread (LevelLandlock only)
-	probe    bool        // the launcher exits 0 where it would exec
+	ns       *namespaces   // the namespaces to join at LevelFull
+	launcher bool          // through the launcher; else from a restricted thread (LevelLandlock only)
+	probe    bool          // the launcher exits 0 where it would exec
+	rules    *rulesetCache // nil: the process's (rulesets)
+}
+
+func (l launch) rulesets() *rulesetCache {
+	if l.rules != nil {
+		return l.rules
+	}
+	return rulesets
 }
 
 func start(cmd *exec.Cmd, p Policy, level Level, launcher bool) (*Process, error) {
@@ -130,7 +138,12 @@ func (l launch) start(cmd *exec.Cmd, p Policy) (*Process, error) {
 		// of 600 entries took 3 ms).
 		rules.hidden = nil
 	}
-	rs, err := buildRuleset(l.abi, rules, l.level, stdio(cmd))
+	var rs *ruleset
+	if l.probe {
+		rs, err = buildRuleset(l.abi, rules, l.level, stdio(cmd))
+	} else {
+		rs, err = l.rulesets().get(l.abi, rules, l.level, stdio(cmd))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
