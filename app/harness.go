@@ -138,6 +138,9 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		h.Close()
 		return nil, usageError{config.InFile(st.User.Path, err)}
 	}
+	// The first command's Landlock ruleset is built while the first
+	// request is out, not when the call comes.
+	go h.sandbox.sb.Prepare()
 	return h, nil
 }
 

@@ -163,6 +163,15 @@ func (s *Sandbox) Start(cmd *exec.Cmd, r Run) (done func() []string, err error) 
 	}, nil
 }
 
+// Prepare does what the sandbox can do for a command before the first
+// one comes (sandbox.Prepare), for a command of the default run: call it
+// on a goroutine of its own once the sandbox is wired.
+func (s *Sandbox) Prepare() {
+	if s != nil {
+		sandbox.Prepare(s.policy(Run{}))
+	}
+}
+
 // Describe says in a few words what a command in the sandbox may do, for
 // the model and the user.
 func (s *Sandbox) Describe(r Run) string {

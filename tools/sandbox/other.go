@@ -19,6 +19,8 @@ func start(cmd *exec.Cmd, _ Policy, _ Level, _ bool) (*Process, error) {
 	return nil, fmt.Errorf("start %s: %w (%s)", cmd.Path, ErrUnavailable, Probe())
 }
 
+func prepare(Policy, Level) {}
+
 func lstat(path string) (fileState, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {

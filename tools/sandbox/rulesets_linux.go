@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -10,8 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rulesetCache keeps the last ruleset built, for the next command of the
-// same policy. Building one lists every directory on the way to a hidden
+// rulesetCache keeps the last rulesets built (one per policy, a few
+// policies: tackle's read-only git status, plan mode, a call with
+// network), for the next command of the same policy. Building one lists every directory on the way to a hidden
 // path and gives each entry a rule of its own (grant): four system calls
 // an entry, 1–4 ms a command for a home of a few hundred entries, the
 // sandbox's largest cost per command. The ruleset is used again only
@@ -32,10 +34,17 @@ type rulesetCache struct {
 	now  func() time.Time
 
 	mu     sync.Mutex
-	key    string
-	rs     *ruleset // nil: none kept
-	builds int      // rulesets built, for tests
+	kept   []keptRuleset // the most recent last
+	builds int           // rulesets built, for tests
 }
+
+type keptRuleset struct {
+	key string
+	rs  *ruleset
+}
+
+// keepRulesets is how many rulesets a cache keeps.
+const keepRulesets = 4
 
 // rulesets is the cache of the commands this process starts.
 var rulesets = &rulesetCache{racy: time.Second, now: time.Now}
@@ -45,10 +54,18 @@ var rulesets = &rulesetCache{racy: time.Second, now: time.Now}
 func (c *rulesetCache) get(abi int, r resolved, level Level, stdio [3]*os.File) (*ruleset, error) {
 	key := rulesetKey(abi, r, level, stdio)
 	c.mu.Lock()
-	if c.rs != nil && c.key == key && unchanged(c.rs.from) {
-		rs, err := c.rs.dup()
-		c.mu.Unlock()
-		return rs, err
+	for i, k := range c.kept {
+		if k.key != key {
+			continue
+		}
+		if unchanged(k.rs.from) {
+			rs, err := k.rs.dup()
+			c.mu.Unlock()
+			return rs, err
+		}
+		k.rs.close()
+		c.kept = slices.Delete(c.kept, i, i+1)
+		break
 	}
 	c.mu.Unlock()
 
@@ -67,11 +84,33 @@ func (c *rulesetCache) get(abi int, r resolved, level Level, stdio [3]*os.File) 
 	if err != nil {
 		return rs, nil // not kept: the command still has its ruleset
 	}
-	if c.rs != nil {
-		c.rs.close()
+	c.kept = slices.DeleteFunc(c.kept, func(k keptRuleset) bool {
+		if k.key == key { // built meanwhile by another command
+			k.rs.close()
+			return true
+		}
+		return false
+	})
+	if len(c.kept) == keepRulesets {
+		c.kept[0].rs.close()
+		c.kept = slices.Delete(c.kept, 0, 1)
 	}
-	c.key, c.rs = key, kept
+	c.kept = append(c.kept, keptRuleset{key, kept})
 	return rs, nil
+}
+
+// prepare builds the ruleset of a command of policy p at level whose
+// standard streams get no rules, for rulesets to keep.
+func prepare(p Policy, level Level) { rulesets.prepare(p, level) }
+
+func (c *rulesetCache) prepare(p Policy, level Level) {
+	r, err := resolvePolicy(p, p.Workspace)
+	if err != nil {
+		return // Start will say why
+	}
+	if rs, err := c.get(Probe().ABI, r, level, [3]*os.File{}); err == nil {
+		rs.close()
+	}
 }
 
 // dup is another descriptor of the same ruleset.

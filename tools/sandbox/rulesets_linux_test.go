@@ -141,3 +141,54 @@ func TestRulesetKeyedByTheStandardStreams(t *testing.T) {
 		}
 	})
 }
+
+func TestPreparedRulesetServesTheFirstCommand(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		// Other tests change /var/tmp, on the way to the fixture's hidden
+		// paths: a command between two of their changes is served by the
+		// ruleset prepared before it.
+		served := false
+		for range 10 {
+			c := trusting()
+			c.prepare(f.policy, m.launch.level)
+			m.launch.rules = c
+			// The command's output is a pipe, as the bash tool's is.
+			r := f.run(t, m, `cat "$HOME/notes.txt" "$HOME/.ssh/id_ed25519"`)
+			if r.err == nil || !strings.Contains(r.out, "notes") || strings.Contains(r.out, "SECRET") {
+				t.Fatalf("with the prepared ruleset:\n%s", r)
+			}
+			if served = c.built() == 1; served {
+				break
+			}
+		}
+		if !served {
+			t.Fatal("no command was served by the ruleset prepared for it")
+		}
+	})
+}
+
+func TestRulesetsOfSeveralPoliciesKept(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		readOnly := f.policy
+		readOnly.ReadOnly = true
+		kept := false
+		for range 10 {
+			m.launch.rules = trusting()
+			f.mustRun(t, m, `true`)
+			f.mustRun(t, m, `true`, readOnly) // tackle's own git status, plan mode
+			f.mustRun(t, m, `true`)
+			if kept = m.launch.rules.built() == 2; kept {
+				break
+			}
+		}
+		if !kept {
+			t.Fatal("a command of another policy in between made the first policy's ruleset be built again")
+		}
+		r := f.run(t, m, `echo x > written`, readOnly)
+		if r.err == nil {
+			t.Fatalf("the read-only policy's command wrote the workspace:\n%s", r)
+		}
+	})
+}
