@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// The property tests (TestCommand…) again, as uid 65534: the sandbox
+// The property tests (TestCommand…, and those of the kept rulesets)
+// again, as uid 65534: the sandbox
 // must work for an unprivileged user (the usual case), and as root (CI's)
 // where the command starts with every capability to drop. The copy of
 // the test binary that the commands run as $HELPER is executable by
@@ -22,7 +23,7 @@ func TestUnprivileged(t *testing.T) {
 	}
 	t.Parallel()
 	suid := makeSetuidID(t, "", 0)
-	cmd := exec.Command(helperBin, "-test.run", "^TestCommand", "-test.v", "-test.count=1")
+	cmd := exec.Command(helperBin, "-test.run", "^(TestCommand|TestRuleset|TestPreparedRuleset)", "-test.v", "-test.count=1")
 	cmd.Dir = "/"
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -35,7 +36,8 @@ func TestUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("as uid 65534: %v\n%s", err, out)
 	}
-	for _, want := range []string{"--- PASS: TestCommandProtectedPaths/" + Probe().Level.String(), "--- PASS: TestCommandGainsNoPrivileges/landlock-thread", "\nPASS\n"} {
+	for _, want := range []string{"--- PASS: TestCommandProtectedPaths/" + Probe().Level.String(), "--- PASS: TestCommandGainsNoPrivileges/landlock-thread",
+		"--- PASS: TestRulesetRebuiltWhenAHiddenPathIsSwapped/" + Probe().Level.String(), "\nPASS\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("as uid 65534, want %q in:\n%s", want, out)
 		}
