@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,30 @@ func TestRulesetsOfSeveralPoliciesKept(t *testing.T) {
 		r := f.run(t, m, `echo x > written`, readOnly)
 		if r.err == nil {
 			t.Fatalf("the read-only policy's command wrote the workspace:\n%s", r)
+		}
+	})
+}
+
+// TestRulesetRebuiltWhenAHiddenPathAppears: a hidden path that did not
+// exist when the ruleset was kept (~/.aws made later) is hidden from the
+// next command.
+func TestRulesetRebuiltWhenAHiddenPathAppears(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		f := newFixture(t, "", false)
+		later := filepath.Join(f.home, ".later")
+		p := f.policy
+		p.Hidden = append(slices.Clone(p.Hidden), later)
+		m.launch.rules = trusting()
+		f.mustRun(t, m, `true`, p)
+		if err := os.Mkdir(later, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(later, "token"), []byte("SECRET-later"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := f.run(t, m, `cat "$HOME/.later/token"`, p)
+		if r.err == nil || strings.Contains(r.out, "SECRET") {
+			t.Fatalf("read a hidden path made after the ruleset was kept:\n%s", r)
 		}
 	})
 }
