@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -36,3 +37,21 @@ func SplitFrontMatter(data []byte) (front, body []byte, ok bool, err error) {
 }
 
 func isFence(line []byte) bool { return strings.TrimRight(string(line), " \t\r") == "---" }
+
+// MergeByName joins sets of definitions named by name (custom agents,
+// slash commands), the later sets winning for a name several have (a
+// project's over the user's), sorted by name.
+func MergeByName[T any](name func(T) string, sets ...[]T) []T {
+	byName := map[string]T{}
+	for _, set := range sets {
+		for _, d := range set {
+			byName[name(d)] = d
+		}
+	}
+	out := make([]T, 0, len(byName))
+	for _, d := range byName {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(name(a), name(b)) })
+	return out
+}

@@ -355,18 +355,7 @@ func LoadDir(d Dir, workspace, home string) ([]Command, error) {
 // Merge joins sets of commands, the later sets winning for a name both
 // have (a project's over the user's, tackle's over Claude Code's).
 func Merge(sets ...[]Command) []Command {
-	byName := map[string]Command{}
-	for _, set := range sets {
-		for _, c := range set {
-			byName[c.Name] = c
-		}
-	}
-	out := make([]Command, 0, len(byName))
-	for _, c := range byName {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return project.MergeByName(func(c Command) string { return c.Name }, sets...)
 }
 
 var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(ARGUMENTS|[1-9])`) })

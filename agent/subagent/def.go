@@ -235,16 +235,5 @@ func LoadDir(d Dir) ([]Def, error) {
 // Merge joins sets of agents, the later sets winning for a name both
 // have (a project's over the user's).
 func Merge(sets ...[]Def) []Def {
-	byName := map[string]Def{}
-	for _, set := range sets {
-		for _, d := range set {
-			byName[d.Name] = d
-		}
-	}
-	out := make([]Def, 0, len(byName))
-	for _, d := range byName {
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b Def) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return project.MergeByName(func(d Def) string { return d.Name }, sets...)
 }
