@@ -11,14 +11,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rulesetCache keeps the last rulesets built (one per policy, a few
-// policies: tackle's read-only git status, plan mode, a call with
-// network), for the next command of the same policy. Building one lists every directory on the way to a hidden
-// path and gives each entry a rule of its own (grant): four system calls
-// an entry, 1–4 ms a command for a home of a few hundred entries, the
-// sandbox's largest cost per command. The ruleset is used again only
-// while nothing it was built from has changed: the same policy, level and
-// standard streams (the key), each root given a rule still the same file,
+// rulesetCache keeps the last rulesets built, one for each of a few
+// policies (tackle's read-only git status, plan mode, a call with
+// network …), for the next command of the same policy. Building one
+// lists every directory on the way to a hidden path and gives each entry
+// a rule of its own (grant): four system calls an entry, 1–4 ms a
+// command for a home of a few hundred entries, the sandbox's largest
+// cost per command. A ruleset is used again only while nothing it was
+// built from has changed: the same policy, level and standard streams
+// that get rules (the key), each root given a rule still the same file,
 // and each directory listed unchanged — its inode, mode, and its change
 // and modification times, which any entry made, removed or renamed in it
 // moves on. A sandboxed command can set a modification time back but not
@@ -31,7 +32,6 @@ import (
 // build began; one that changes often is listed again for each command.
 type rulesetCache struct {
 	racy time.Duration
-	now  func() time.Time
 
 	mu     sync.Mutex
 	kept   []keptRuleset // the most recent last
@@ -47,7 +47,7 @@ type keptRuleset struct {
 const keepRulesets = 4
 
 // rulesets is the cache of the commands this process starts.
-var rulesets = &rulesetCache{racy: time.Second, now: time.Now}
+var rulesets = &rulesetCache{racy: time.Second}
 
 // get returns the ruleset for a command of policy r at level with the
 // standard streams stdio; the caller closes it.
@@ -69,7 +69,7 @@ func (c *rulesetCache) get(abi int, r resolved, level Level, stdio [3]*os.File) 
 	}
 	c.mu.Unlock()
 
-	start := c.now()
+	start := time.Now()
 	rs, err := buildRuleset(abi, r, level, stdio)
 	if err != nil {
 		return nil, err

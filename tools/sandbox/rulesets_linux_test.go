@@ -13,7 +13,7 @@ import (
 // recently the directories it listed changed (the fixtures were made just
 // now), so that the tests see it used again.
 func trusting() *rulesetCache {
-	return &rulesetCache{racy: -time.Hour, now: time.Now}
+	return &rulesetCache{racy: -time.Hour}
 }
 
 func (c *rulesetCache) built() int {
@@ -107,7 +107,7 @@ func TestRulesetOfADirectoryJustChangedIsNotKept(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		f := newFixture(t, "", false)
 		// The fixture's directories changed within the last hour.
-		m.launch.rules = &rulesetCache{racy: time.Hour, now: time.Now}
+		m.launch.rules = &rulesetCache{racy: time.Hour}
 		f.mustRun(t, m, `true`)
 		f.mustRun(t, m, `true`)
 		if n := m.launch.rules.built(); n != 2 {
