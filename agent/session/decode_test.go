@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -43,6 +44,21 @@ func FuzzDecodeRecord(f *testing.F) {
 		`{"type":"message","time":"2026-11-22T22:30:00Z","message":null}`,
 		`{"time":"0000-01-01T00>00:00Z"}`,
 		`{"type":"message","time":"0000-01-01T00>00:00Z","message":{"role":"user"}}`,
+		// Decision and usage records as the Writer writes them, and near misses.
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"approval","result":"skip","reason":"denied: \"rm\"","duration_ns":1500,"call_id":"c1","error":"boom","protect":true}}` + "\n",
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"on_turn_end","hook":"gofmt","result":"continue","duration_ns":0}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"no_such","hook":"h","result":"r","duration_ns":1}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":-9223372036854775808}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":9223372036854775808}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":01}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":1.0}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":1e3}}`,
+		`{"type":"decision","time":"2026-11-22T22:30:00Z","decision":{"event":"pre_tool_call","hook":"h","result":"r","duration_ns":-0,"protect":false}}`,
+		`{"type":"usage","time":"2026-11-22T22:30:00Z","usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"reasoning_tokens":7},"context_tokens":130,"context_window":128000}` + "\n",
+		`{"type":"usage","time":"2026-11-22T22:30:00Z","usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`,
+		`{"type":"usage","time":"2026-11-22T22:30:00Z","usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3},"context_window":5}`,
+		`{"type":"usage","time":"2026-11-22T22:30:00Z","usage":{"prompt_tokens":-1,"completion_tokens":2,"total_tokens":-}}`,
+		`{"type":"usage","time":"2026-11-22T22:30:00Z","usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3},"context_tokens":1,"context_tokens":2}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -95,5 +111,43 @@ func TestMessageLinesAreDecodedDirectly(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d message records tried", n)
+	}
+}
+
+// TestDecisionAndUsageLinesAreDecodedDirectly: the hook decision and
+// usage records the Writer writes, with every member set and with none of
+// the optional ones, are decoded directly, to the records written.
+func TestDecisionAndUsageLinesAreDecodedDirectly(t *testing.T) {
+	recs := []Record{
+		{Kind: KindDecision, Time: t0, Decision: &hooks.Decision{Event: hooks.PreToolCall, Hook: "approval", Result: "skip",
+			Reason: "denied: \"rm -rf\" <x> é", Duration: 1500, CallID: "c1", Error: "boom\n", Protect: true}},
+		{Kind: KindDecision, Time: t0, Decision: &hooks.Decision{Event: hooks.OnTurnEnd, Hook: "gofmt", Result: "continue"}},
+		{Kind: KindDecision, Time: t0, Decision: &hooks.Decision{Event: hooks.PreCompact, Hook: "h", Result: "r", Duration: -5}},
+		{Kind: KindUsage, Time: t0, Usage: &chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120, ReasoningTokens: 7}, Context: 130, Window: 128000},
+		{Kind: KindUsage, Time: t0, Usage: &chat.Usage{PromptTokens: 1 << 62, CompletionTokens: 0, TotalTokens: 1 << 62}},
+		{Kind: KindUsage, Time: t0, Usage: &chat.Usage{}, Window: 8192},
+	}
+	for _, r := range every() {
+		if r.Kind == KindDecision || r.Kind == KindUsage {
+			recs = append(recs, r)
+		}
+	}
+	for i, r := range recs {
+		line, err := marshalLine(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Record
+		if !decodeDecisionLine(line, &got) && !decodeUsageLine(line, &got) {
+			t.Errorf("record %d not decoded directly: %s", i, line)
+			continue
+		}
+		var want Record
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/tackle-dev/tackle/hooks"
 	"github.com/tackle-dev/tackle/tools/chat"
 )
 
@@ -22,15 +23,8 @@ import (
 // byte at a time.
 func decodeMessageLine(line []byte, r *Record) bool {
 	p := lineParser{b: line}
-	if !p.lit(`{"type":"message","time":`) {
-		return false
-	}
-	t0 := p.i
-	if _, ok := p.str(); !ok {
-		return false
-	}
-	var t time.Time
-	if t.UnmarshalJSON(line[t0:p.i]) != nil || !p.lit(`,"message":{`) {
+	t, ok := p.head(`{"type":"message","time":`)
+	if !ok || !p.lit(`,"message":{`) {
 		return false
 	}
 	var m chat.Message
@@ -54,6 +48,144 @@ func decodeMessageLine(line []byte, r *Record) bool {
 	}
 	*r = Record{Kind: KindMessage, Time: t, Message: &m, Prompt: prompt, Status: chat.ResultStatus(status)}
 	return true
+}
+
+// decodeDecisionLine decodes a hook decision record written as the
+// Writer writes one — {"type":"decision","time":…,"decision":{…}}, its
+// members in the order hooks.Decision declares them — as
+// decodeMessageLine does a message record: a long session holds a few
+// for every tool call.
+func decodeDecisionLine(line []byte, r *Record) bool {
+	p := lineParser{b: line}
+	t, ok := p.head(`{"type":"decision","time":`)
+	if !ok || !p.lit(`,"decision":{"event":`) {
+		return false
+	}
+	var d hooks.Decision
+	var event string
+	if event, ok = p.str(); !ok || !p.lit(`,"hook":`) {
+		return false
+	}
+	if d.Hook, ok = p.str(); !ok || !p.lit(`,"result":`) {
+		return false
+	}
+	if d.Result, ok = p.str(); !ok || !p.optStr(`,"reason":`, &d.Reason) || !p.lit(`,"duration_ns":`) {
+		return false
+	}
+	n, ok := p.int()
+	if !ok || !p.optStr(`,"call_id":`, &d.CallID) || !p.optStr(`,"error":`, &d.Error) {
+		return false
+	}
+	if d.Event.UnmarshalText([]byte(event)) != nil {
+		return false // encoding/json's error
+	}
+	d.Duration = time.Duration(n)
+	if p.lit(`,"protect":true`) {
+		d.Protect = true
+	}
+	if !p.lit("}}") || !p.end() {
+		return false
+	}
+	*r = Record{Kind: KindDecision, Time: t, Decision: &d}
+	return true
+}
+
+// decodeUsageLine decodes a usage record written as the Writer writes
+// one — {"type":"usage","time":…,"usage":{…},"context_tokens":…,
+// "context_window":…} — as decodeMessageLine does a message record: a
+// long session holds one for every request.
+func decodeUsageLine(line []byte, r *Record) bool {
+	p := lineParser{b: line}
+	t, ok := p.head(`{"type":"usage","time":`)
+	if !ok || !p.lit(`,"usage":{"prompt_tokens":`) {
+		return false
+	}
+	var u chat.Usage
+	if u.PromptTokens, ok = p.int(); !ok || !p.lit(`,"completion_tokens":`) {
+		return false
+	}
+	if u.CompletionTokens, ok = p.int(); !ok || !p.lit(`,"total_tokens":`) {
+		return false
+	}
+	if u.TotalTokens, ok = p.int(); !ok || !p.optInt(`,"reasoning_tokens":`, &u.ReasoningTokens) || !p.lit("}") {
+		return false
+	}
+	rec := Record{Kind: KindUsage, Time: t, Usage: &u}
+	if !p.optInt(`,"context_tokens":`, &rec.Context) || !p.optInt(`,"context_window":`, &rec.Window) {
+		return false
+	}
+	if !p.lit("}") || !p.end() {
+		return false
+	}
+	*r = rec
+	return true
+}
+
+// head reads a record's opening up to its time, given with the key
+// before it, and the time.
+func (p *lineParser) head(opening string) (time.Time, bool) {
+	var t time.Time
+	if !p.lit(opening) {
+		return t, false
+	}
+	t0 := p.i
+	if _, ok := p.str(); !ok || t.UnmarshalJSON(p.b[t0:p.i]) != nil {
+		return t, false
+	}
+	return t, true
+}
+
+// optStr reads the string member key, if the line goes on with it, into
+// to; false for a malformed string.
+func (p *lineParser) optStr(key string, to *string) bool {
+	if !p.lit(key) {
+		return true
+	}
+	s, ok := p.str()
+	*to = s
+	return ok
+}
+
+// optInt reads the integer member key, if the line goes on with it,
+// into to; false for a malformed integer.
+func (p *lineParser) optInt(key string, to *int64) bool {
+	if !p.lit(key) {
+		return true
+	}
+	n, ok := p.int()
+	*to = n
+	return ok
+}
+
+// int reads an integer as JSON writes an int64: an optional minus, no
+// leading zero, no fraction or exponent, within int64 (anything else is
+// the general decoder's).
+func (p *lineParser) int() (int64, bool) {
+	b, i := p.b, p.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var n uint64
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		if n > (1<<63)/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(b[i]-'0')
+		i++
+	}
+	switch {
+	case i == start, b[start] == '0' && i-start > 1, i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'):
+		return 0, false
+	case !neg && n > 1<<63-1, neg && n > 1<<63:
+		return 0, false
+	}
+	p.i = i
+	if neg {
+		return -int64(n), true
+	}
+	return int64(n), true
 }
 
 // lineParser reads the compact JSON of a line from b[i:].

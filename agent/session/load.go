@@ -102,11 +102,12 @@ func decodeParallel(lines [][]byte, recs []Record, bad []bool) {
 	wg.Wait()
 }
 
-// decodeRecord decodes one line of a session file into r: a message
-// record as the Writer writes it directly (decodeMessageLine), any other
-// line with encoding/json.
+// decodeRecord decodes one line of a session file into r: the records
+// a long session is made of — messages, hook decisions, usage — as the
+// Writer writes them directly (decodeMessageLine …), any other line with
+// encoding/json.
 func decodeRecord(line []byte, r *Record) error {
-	if decodeMessageLine(line, r) {
+	if decodeMessageLine(line, r) || decodeDecisionLine(line, r) || decodeUsageLine(line, r) {
 		return nil
 	}
 	return json.Unmarshal(line, r)
