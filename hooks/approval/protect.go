@@ -16,7 +16,9 @@ import (
 // .git/config core.fsmonitor line or a .git/hooks script runs on the next
 // git command), tackle's config and state (a command hook planted there
 // runs on tackle's next start), the hook and check scripts tackle's config
-// runs, shell startup files, and secret files such as .env.
+// runs, the project files that run code without the user running it
+// (ProjectFiles: editors' project settings, git hook managers' hooks),
+// shell startup files, and secret files such as .env.
 //
 // A write or edit of a protected path asks in every mode — accept-edits,
 // with an allow rule such as edit_file(**), and in yolo too — unless an
@@ -81,6 +83,22 @@ func WithProtection(pr Protection) Option {
 	}
 }
 
+// ProjectFiles are the names, in a project, of the files and directories
+// that make code run without the user running it: tackle's and Claude
+// Code's project settings, a project's MCP servers, editors' project
+// settings (VS Code's tasks run when the folder is opened, its settings
+// name the programs extensions start; JetBrains' and dev containers'
+// likewise), and git hook managers' hooks and configurations (husky,
+// pre-commit, lefthook), which run on the user's next commit. They are
+// protected at any depth; the sandbox keeps those at the workspace root
+// read-only.
+var ProjectFiles = []string{
+	".tackle", ".claude", ".mcp.json",
+	".vscode", ".idea", ".devcontainer",
+	".husky", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+	"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml",
+}
+
 // shellStartup are the names of shell startup files.
 var shellStartup = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_env",
@@ -107,6 +125,10 @@ func protectedName(p string) string {
 			return "tackle's project settings, which can run commands"
 		case c == ".claude":
 			return "Claude Code's project settings and hook scripts, which can run commands"
+		case c == ".vscode" || c == ".idea" || c == ".devcontainer":
+			return "an editor's project settings, which can run commands when the project is opened"
+		case c == ".husky":
+			return "git hook scripts (husky), which run on the next commit"
 		case c == "fish" && i+1 < len(comps) && (comps[i+1] == "config.fish" || comps[i+1] == "conf.d" || comps[i+1] == "functions"):
 			return "a shell startup file, which runs in every new shell"
 		}
@@ -114,6 +136,9 @@ func protectedName(p string) string {
 	lower := path.Base(strings.ToLower(p))
 	if lower == ".mcp.json" {
 		return "a project's MCP servers, which run commands"
+	}
+	if lower == ".pre-commit-config.yaml" || strings.HasPrefix(strings.TrimPrefix(lower, "."), "lefthook") && slices.Contains(ProjectFiles, lower) {
+		return "a git hook manager's configuration, whose commands run on the next commit"
 	}
 	if slices.Contains(shellStartup, lower) {
 		return "a shell startup file, which runs in every new shell"
@@ -479,7 +504,10 @@ func (e *pathEnv) protectedTarget(w word, anyUnknown bool) string {
 // before the file exists may match (secret files are judged by the files
 // that exist).
 func protectedNames() []string {
-	return append([]string{".git", ".tackle", ".claude", ".mcp.json"}, shellStartup...)
+	names := slices.Concat([]string{".git"}, ProjectFiles, shellStartup)
+	// A name without a leading dot (lefthook.yml) would make every * ask:
+	// a glob is judged by the files it matches now, which covers those.
+	return slices.DeleteFunc(names, func(n string) bool { return !strings.HasPrefix(n, ".") })
 }
 
 // patternProtected says why a glob (absolute, or relative when there is
