@@ -92,11 +92,19 @@ func WithProtection(pr Protection) Option {
 // pre-commit, lefthook), which run on the user's next commit. They are
 // protected at any depth; the sandbox keeps those at the workspace root
 // read-only.
-var ProjectFiles = []string{
+var ProjectFiles = slices.Concat([]string{
 	".tackle", ".claude", ".mcp.json",
 	".vscode", ".idea", ".devcontainer",
-	".husky", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
-	"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml",
+	".husky",
+}, hookManagerFiles)
+
+// hookManagerFiles are the configuration files of git hook managers,
+// whose commands the hooks they install run.
+var hookManagerFiles = []string{
+	".huskyrc", ".huskyrc.json", ".pre-commit-config.yaml", ".overcommit.yml", ".simple-git-hooks.json",
+	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml", ".lefthook.yml", ".lefthook.yaml",
+	".lefthook.json", ".lefthook.toml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml",
+	".lefthook-local.yaml",
 }
 
 // shellStartup are the names of shell startup files.
@@ -137,7 +145,7 @@ func protectedName(p string) string {
 	if lower == ".mcp.json" {
 		return "a project's MCP servers, which run commands"
 	}
-	if lower == ".pre-commit-config.yaml" || strings.HasPrefix(strings.TrimPrefix(lower, "."), "lefthook") && slices.Contains(ProjectFiles, lower) {
+	if slices.Contains(hookManagerFiles, lower) {
 		return "a git hook manager's configuration, whose commands run on the next commit"
 	}
 	if slices.Contains(shellStartup, lower) {

@@ -68,6 +68,8 @@ func TestProtectedPathsAskInEveryMode(t *testing.T) {
 		fileCall("write_file", ".pre-commit-config.yaml"),
 		fileCall("write_file", "lefthook.yml"),
 		fileCall("write_file", ".lefthook-local.yaml"),
+		fileCall("write_file", "lefthook.toml"),
+		fileCall("write_file", ".huskyrc.json"),
 	}
 	for _, mode := range []Mode{Default, AcceptEdits, Yolo} {
 		for _, allow := range [][]string{nil, {"edit_file(**)"}, {"write_file", "edit_file"}} {
