@@ -90,6 +90,19 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 		emit(agent.Warning{Message: n})
 	}
 	h.sandbox.sb.OnChanged(h.sandbox.changed(emit))
+	// The system prompt runs git status in the sandbox (two git commands,
+	// 4–6 ms): it is gathered while the tools, the journal and the client
+	// are set up. (Its command is read-only by its own Run, so it does not
+	// ask h.policy, which is set later.)
+	type prompt struct {
+		system string
+		parts  []tui.ContextPart
+	}
+	gathered := make(chan prompt, 1)
+	go func() {
+		system, parts := systemPrompt(h.root, stdio.Env, h.sandbox.sb)
+		gathered <- prompt{system, parts}
+	}()
 	// A deny rule on reading a file also hides it from a grep of a directory.
 	h.toolbox = tools.NewRegistry(ws,
 		tools.WithReadFilter(func(rel string) bool { return h.policy.ReadAllowed(rel) }),
@@ -118,7 +131,8 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	h.client = agent.NewOpenAI(h.endpoint)
 	h.compaction = newCompaction(st, stdio.Env)
 
-	h.system, h.contextParts = systemPrompt(h.root, stdio.Env, h.sandbox.sb)
+	pr := <-gathered
+	h.system, h.contextParts = pr.system, pr.parts
 	if err := h.addTask(stdio.Env, emit); err != nil {
 		h.Close()
 		return nil, err
