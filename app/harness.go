@@ -154,7 +154,7 @@ func newHarness(ctx context.Context, st Settings, stdio Streams, emit func(agent
 	}
 	// The first command's Landlock ruleset is built while the first
 	// request is out, not when the call comes.
-	go h.sandbox.sb.Prepare()
+	go h.sandbox.sb.Prepare(tools.Run{})
 	return h, nil
 }
 

@@ -163,12 +163,12 @@ func (s *Sandbox) Start(cmd *exec.Cmd, r Run) (done func() []string, err error) 
 	}, nil
 }
 
-// Prepare does what the sandbox can do for a command before the first
-// one comes (sandbox.Prepare), for a command of the default run: call it
-// on a goroutine of its own once the sandbox is wired.
-func (s *Sandbox) Prepare() {
+// Prepare does what the sandbox can do for a command of run r before the
+// command comes (sandbox.Prepare): call it on a goroutine of its own once
+// the sandbox is wired.
+func (s *Sandbox) Prepare(r Run) {
 	if s != nil {
-		sandbox.Prepare(s.policy(Run{}))
+		sandbox.Prepare(s.policy(r))
 	}
 }
 

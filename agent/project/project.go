@@ -177,7 +177,15 @@ func gitStatus(ctx context.Context, root string, env []string, sb *tools.Sandbox
 		return "git: status unavailable (git is not installed)\n", nil
 	}
 	env = gitEnv(env)
+	// The sandbox readies the status's rules while git config lists the
+	// repository's filters.
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		sb.Prepare(tools.Run{ReadOnly: true})
+	}()
 	argv := gitCommand(ctx, gitBin, root, env, "status", "--porcelain=v1", "--branch", "--untracked-files=normal", "--ignore-submodules=all")
+	<-prepared
 	out, err := runIn(ctx, sb, root, env, argv[0], argv[1:]...)
 	if err != nil {
 		if ctx.Err() != nil {
